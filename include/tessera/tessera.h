@@ -1,0 +1,155 @@
+/* Tessera public C API: handles, backend selection and dense matrix products.
+ * The one header a user includes; every function is extern "C" and never throws. */
+#ifndef TESSERA_TESSERA_H
+#define TESSERA_TESSERA_H
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define TSR_API
+#else
+#define TSR_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @file tessera.h
+ * @brief The Tessera C API.
+ *
+ * Tessera computes dense matrix products C = alpha·op(A)·op(B) + beta·C with its own
+ * kernels on a CPU backend (OpenMP threads, SIMD micro-kernels), a reference backend
+ * (plain loops) and, where the plugin is present, a CUDA backend.
+ *
+ * Every function returns a ::tsr_status (unless shown otherwise), never throws, and
+ * leaves its outputs untouched when it fails. The text of the last failure on the
+ * calling thread is available from tsr_last_error().
+ */
+
+/** Library version as "major.minor.patch". */
+#define TSR_VERSION_MAJOR 0
+#define TSR_VERSION_MINOR 1
+#define TSR_VERSION_PATCH 0
+
+/** An opaque handle: a backend choice, a thread count and backend resources. */
+typedef struct tsr_context *tsr_handle;
+
+/** Result of every API call. */
+typedef enum {
+    TSR_SUCCESS = 0,             /**< the call did what it was asked */
+    TSR_ERR_INVALID_ARGUMENT,    /**< an argument is out of range; tsr_last_error() names it */
+    TSR_ERR_BACKEND_UNAVAILABLE, /**< the backend asked for cannot run here; the reason is given */
+    TSR_ERR_OUT_OF_MEMORY,       /**< an allocation failed */
+    TSR_ERR_DEVICE,              /**< the device reported an error */
+    TSR_ERR_NOT_SUPPORTED,       /**< the request is valid but not implemented by this backend */
+    TSR_ERR_INTERNAL             /**< a bug: please report it with tsr_last_error()'s text */
+} tsr_status;
+
+/** Where a handle's calls run. */
+typedef enum {
+    TSR_BACKEND_AUTO = 0,  /**< CUDA when it is loaded and pays off, otherwise the CPU */
+    TSR_BACKEND_CPU,       /**< Tessera's CPU kernels (OpenMP + SIMD) */
+    TSR_BACKEND_CUDA,      /**< Tessera's CUDA kernels (plugin libtessera_cuda.so) */
+    TSR_BACKEND_REFERENCE  /**< plain loops: slow, obviously right; an oracle */
+} tsr_backend;
+
+/** Storage order of the matrices of a call; the values are CBLAS's. */
+typedef enum { TSR_ROW_MAJOR = 101, TSR_COL_MAJOR = 102 } tsr_layout;
+
+/** op(X): X, its transpose or its conjugate transpose (the same as the transpose for
+ *  real types). The values are CBLAS's. */
+typedef enum { TSR_OP_N = 111, TSR_OP_T = 112, TSR_OP_C = 113 } tsr_op;
+
+/** Element type. */
+typedef enum { TSR_F32 = 0, TSR_F64 } tsr_dtype;
+
+/** @name Library information */
+/**@{*/
+
+/** The version string, "major.minor.patch". Never NULL. */
+TSR_API const char *tsr_version(void);
+
+/** A fixed English text for a status code. Never NULL (unknown codes give "unknown status"). */
+TSR_API const char *tsr_status_string(tsr_status status);
+
+/** The detail message of the calling thread's last failed call ("" when none failed).
+ *  The pointer stays valid until the thread's next failing call. */
+TSR_API const char *tsr_last_error(void);
+
+/**@}*/
+
+/** @name Handles */
+/**@{*/
+
+/** Creates a handle. Its backend comes from `TESSERA_BACKEND` (default auto) and its
+ *  thread count from `TESSERA_NUM_THREADS`, then `OMP_NUM_THREADS`, then all cores.
+ *  A backend named in the environment that cannot run here is reported once on
+ *  stderr and the handle uses the CPU instead.
+ *  @param[out] handle receives the new handle; untouched on failure. */
+TSR_API tsr_status tsr_create(tsr_handle *handle);
+
+/** Destroys a handle made by tsr_create(). NULL is invalid. No call may be running on it. */
+TSR_API tsr_status tsr_destroy(tsr_handle handle);
+
+/** Chooses where the handle's calls run. Returns ::TSR_ERR_BACKEND_UNAVAILABLE (and keeps
+ *  the previous backend) when the backend cannot run on this machine; tsr_last_error()
+ *  gives the reason. Must not race with compute calls on the same handle. */
+TSR_API tsr_status tsr_set_backend(tsr_handle handle, tsr_backend backend);
+
+/** The backend the handle was set to (::TSR_BACKEND_AUTO stays AUTO). */
+TSR_API tsr_status tsr_get_backend(tsr_handle handle, tsr_backend *backend);
+
+/** Whether a backend can run here: *available is 1 or 0. For ::TSR_BACKEND_CUDA this may
+ *  load the plugin; when it is 0, tsr_last_error() gives the reason. */
+TSR_API tsr_status tsr_backend_available(tsr_backend backend, int *available);
+
+/** Sets the number of CPU threads for the handle's calls (>= 1). A call made from inside
+ *  an OpenMP parallel region always runs on one thread. */
+TSR_API tsr_status tsr_set_num_threads(tsr_handle handle, int num_threads);
+
+/** Sets the CUDA stream (a cudaStream_t) the handle's CUDA calls are ordered on.
+ *  Returns ::TSR_ERR_BACKEND_UNAVAILABLE when the CUDA backend cannot run here. */
+TSR_API tsr_status tsr_set_cuda_stream(tsr_handle handle, void *cuda_stream);
+
+/**@}*/
+
+/** @name Dense matrix products */
+/**@{*/
+
+/**
+ * C = alpha·op(A)·op(B) + beta·C, single precision, with BLAS semantics.
+ *
+ * op(A) is m×k, op(B) is k×n, C is m×n, each stored in @p layout with its leading
+ * dimension (for column-major storage `lda >= max(1, rows of A as stored)`; for
+ * row-major storage the same with columns).
+ *
+ * - Returns at once when `m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1)`.
+ * - When `alpha == 0` or `k == 0`, A and B are not read: C = beta·C.
+ * - When `beta == 0`, C is not read, so NaN or Inf in C do not survive.
+ * - Otherwise NaN and Inf propagate as IEEE arithmetic says.
+ *
+ * @param handle a handle from tsr_create(), or NULL for the process-wide default handle
+ *               (the one the BLAS symbols use).
+ * @return ::TSR_ERR_INVALID_ARGUMENT, with the argument named by tsr_last_error() and C
+ *         untouched, for a bad layout, op, negative size or too small leading dimension.
+ */
+TSR_API tsr_status tsr_sgemm(tsr_handle handle, tsr_layout layout, tsr_op transa, tsr_op transb,
+                             int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                             int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                             int64_t ldc);
+
+/** C = alpha·op(A)·op(B) + beta·C, double precision; see tsr_sgemm(). */
+TSR_API tsr_status tsr_dgemm(tsr_handle handle, tsr_layout layout, tsr_op transa, tsr_op transb,
+                             int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                             int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+                             int64_t ldc);
+
+/**@}*/
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_TESSERA_H */

@@ -1,0 +1,45 @@
+// Shared by the three gemm doors (tsr_*, Fortran, CBLAS): reference-BLAS argument checks and
+// the fold of a call in either layout into one column-major descriptor.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dispatch.hpp"
+
+namespace tessera::api {
+
+// 'N', 'T' or 'C' (either case) are valid ops; 'C' means 'T' for real types.
+inline bool op_valid(char c) {
+    return c == 'N' || c == 'n' || c == 'T' || c == 't' || c == 'C' || c == 'c';
+}
+inline bool op_transposes(char c) { return c != 'N' && c != 'n'; }
+inline char op_upper(char c) { return (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c; }
+
+// Result of the reference xGEMM checks, in its order: info is the 1-based Fortran parameter
+// number of the first bad argument (0 when all are valid); `minimum` is the smallest legal
+// value for a leading-dimension failure.
+struct GemmCheck {
+    int info = 0;
+    int64_t minimum = 0;
+};
+GemmCheck check_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                     int64_t ldb, int64_t ldc);
+
+// Folds a checked call in `layout` into a column-major one (row-major C = op(A)op(B) is
+// column-major C^T = op(B)^T op(A)^T) and dispatches it.
+template <typename T>
+tsr_status submit_gemm(tsr_context *ctx, const char *routine, tsr_layout layout, char transa,
+                       char transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,
+                       int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+    core::GemmTrace trace{routine, layout, op_upper(transa), op_upper(transb), m, n, k};
+    core::GemmArgs<T> args;
+    if (layout == TSR_COL_MAJOR)
+        args = {op_transposes(transa), op_transposes(transb), m, n, k, alpha, A, lda, B, ldb,
+                beta, C, ldc};
+    else
+        args = {op_transposes(transb), op_transposes(transa), n, m, k, alpha, B, ldb, A, lda,
+                beta, C, ldc};
+    return core::gemm(ctx, args, trace);
+}
+
+} // namespace tessera::api

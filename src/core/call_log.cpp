@@ -1,0 +1,23 @@
+// Formats the verbose call-log line in one buffer and writes it with one call, so lines from
+// concurrent callers do not interleave.
+#include "core/call_log.hpp"
+
+#include <cstdio>
+
+namespace tessera::core {
+
+void log_gemm(const GemmTrace &t, const char *backend, const char *why, int threads,
+              double seconds) {
+    double flops = 2.0 * double(t.m) * double(t.n) * double(t.k);
+    double gflops = seconds > 0 ? flops / seconds * 1e-9 : 0.0;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "tessera: %s %s %c%c m=%lld n=%lld k=%lld backend=%s threads=%d "
+                  "time=%.3es %.2f GFLOP/s%s%s%s\n",
+                  t.routine, t.layout == TSR_ROW_MAJOR ? "row" : "col", t.op_a, t.op_b,
+                  (long long)t.m, (long long)t.n, (long long)t.k, backend, threads, seconds,
+                  gflops, why ? " (" : "", why ? why : "", why ? ")" : "");
+    std::fputs(line, stderr);
+}
+
+} // namespace tessera::core

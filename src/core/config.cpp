@@ -1,0 +1,103 @@
+// Reads Tessera's environment variables once per process with secure_getenv, so a setuid
+// program is not steered by its caller; an unusable value gets one warning and the default.
+#include "core/config.hpp"
+
+#include <omp.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace tessera::core {
+
+namespace {
+
+const char *env(const char *name) {
+    const char *value = secure_getenv(name);
+    return (value && *value) ? value : nullptr;
+}
+
+// Parses a whole decimal integer in [lo, hi]; false on anything else.
+bool parse_int(const char *text, long lo, long hi, int *out) {
+    errno = 0;
+    char *end = nullptr;
+    long v = std::strtol(text, &end, 10);
+    while (end && (*end == ' ' || *end == '\t' || *end == '\n')) ++end;
+    if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return false;
+    *out = static_cast<int>(v);
+    return true;
+}
+
+void warn(const char *name, const char *value, const char *expected, const char *fallback) {
+    std::fprintf(stderr, "tessera: warning: %s='%s' is not %s; using %s\n", name, value, expected,
+                 fallback);
+}
+
+int all_cores() { return omp_get_num_procs() > 0 ? omp_get_num_procs() : 1; }
+
+Config read_environment() {
+    Config c;
+    if (const char *v = env("TESSERA_BACKEND")) {
+        if (!strcasecmp(v, "auto")) c.backend = TSR_BACKEND_AUTO;
+        else if (!strcasecmp(v, "cpu")) c.backend = TSR_BACKEND_CPU;
+        else if (!strcasecmp(v, "cuda")) c.backend = TSR_BACKEND_CUDA;
+        else if (!strcasecmp(v, "reference")) c.backend = TSR_BACKEND_REFERENCE;
+        else warn("TESSERA_BACKEND", v, "one of auto, cpu, cuda, reference", "auto");
+    }
+
+    c.num_threads = all_cores();
+    if (const char *v = env("TESSERA_NUM_THREADS")) {
+        if (!parse_int(v, 1, 4096, &c.num_threads)) {
+            c.num_threads = all_cores();
+            char fallback[64];
+            std::snprintf(fallback, sizeof fallback, "%d threads", c.num_threads);
+            warn("TESSERA_NUM_THREADS", v, "an integer from 1 to 4096", fallback);
+        }
+    } else if (const char *omp = env("OMP_NUM_THREADS")) {
+        // OpenMP's own variable: the first entry of a nested list; bad values are OpenMP's
+        // business, so they silently mean "all cores".
+        int n = 0;
+        char first[32] = {};
+        std::strncpy(first, omp, sizeof first - 1);
+        if (char *comma = std::strchr(first, ',')) *comma = '\0';
+        if (parse_int(first, 1, 4096, &n)) c.num_threads = n;
+    }
+
+    if (const char *v = env("TESSERA_VERBOSE")) {
+        int level = 0;
+        if (parse_int(v, 0, 1, &level)) c.verbose = level != 0;
+        else warn("TESSERA_VERBOSE", v, "0 or 1", "0");
+    }
+
+    if (const char *v = env("TESSERA_CUDA_DEVICE")) {
+        if (!parse_int(v, 0, INT_MAX, &c.cuda_device)) {
+            c.cuda_device = 0;
+            warn("TESSERA_CUDA_DEVICE", v, "a device ordinal >= 0", "device 0");
+        }
+    }
+    return c;
+}
+
+} // namespace
+
+const Config &config() {
+    static std::once_flag once;
+    static Config c;
+    std::call_once(once, [] { c = read_environment(); });
+    return c;
+}
+
+const char *backend_name(tsr_backend backend) {
+    switch (backend) {
+    case TSR_BACKEND_AUTO: return "auto";
+    case TSR_BACKEND_CPU: return "cpu";
+    case TSR_BACKEND_CUDA: return "cuda";
+    case TSR_BACKEND_REFERENCE: return "reference";
+    }
+    return "unknown";
+}
+
+} // namespace tessera::core

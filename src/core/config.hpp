@@ -1,0 +1,21 @@
+// Process-wide configuration read once from the environment (TESSERA_BACKEND,
+// TESSERA_NUM_THREADS, TESSERA_VERBOSE, TESSERA_CUDA_DEVICE), with one warning per bad value.
+#pragma once
+
+#include "tessera/tessera.h"
+
+namespace tessera::core {
+
+struct Config {
+    tsr_backend backend = TSR_BACKEND_AUTO;
+    int num_threads = 1;     // from TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
+    bool verbose = false;    // TESSERA_VERBOSE=1
+    int cuda_device = 0;     // TESSERA_CUDA_DEVICE
+};
+
+// Read on first use (thread-safe); later changes to the environment are not seen.
+const Config &config();
+
+const char *backend_name(tsr_backend backend);
+
+} // namespace tessera::core

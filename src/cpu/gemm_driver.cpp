@@ -1,0 +1,159 @@
+// The CPU gemm: BLIS-style five loops (jc over NC, pc over KC, ic over MC, jr over NR, ir over
+// MR) around a register micro-kernel, with packed A and B and OpenMP threads over (ic, jr).
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "cpu/kernels/microkernel.hpp"
+#include "cpu/pack.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+// A 64-byte aligned scratch buffer kept per thread and grown on demand; nullptr when out of
+// memory (nothing may throw inside an OpenMP region).
+template <typename T> T *scratch(int slot, size_t count) {
+    struct Buffer {
+        void *p = nullptr;
+        size_t bytes = 0;
+        ~Buffer() { std::free(p); }
+    };
+    thread_local Buffer buffers[2];
+    Buffer &b = buffers[slot];
+    size_t want = (count * sizeof(T) + 63) / 64 * 64;
+    if (b.bytes < want) {
+        std::free(b.p);
+        b.p = std::aligned_alloc(64, want);
+        b.bytes = b.p ? want : 0;
+    }
+    return static_cast<T *>(b.p);
+}
+
+// C = beta·C without reading A or B (alpha == 0 or k == 0); beta == 0 writes zeros.
+template <typename T> void scale_c(const core::GemmArgs<T> &g, int threads) {
+#pragma omp parallel for num_threads(threads) if (threads > 1 && g.m * g.n > 16384)
+    for (int64_t j = 0; j < g.n; ++j) {
+        T *c = g.C + j * g.ldc;
+        if (g.beta == T(0))
+            for (int64_t i = 0; i < g.m; ++i) c[i] = T(0);
+        else
+            for (int64_t i = 0; i < g.m; ++i) c[i] *= g.beta;
+    }
+}
+
+// One MC×NC block of C from packed A (this thread's) and packed B (shared), tiles jr0..jr1.
+template <typename T>
+void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T *pa,
+                  const T *pb, int64_t ic, int64_t mc, int64_t jc, int64_t jr0, int64_t jr1,
+                  int64_t nc, int64_t kc, T beta) {
+    const int mr = uk.blocks.mr, nr = uk.blocks.nr;
+    alignas(64) T edge[32 * 32]; // mr, nr <= 32
+    for (int64_t jr = jr0; jr < jr1; jr += nr) {
+        const int cols = int(std::min<int64_t>(nr, nc - jr));
+        const T *b = pb + (jr / nr) * kc * nr;
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int rows = int(std::min<int64_t>(mr, mc - ir));
+            const T *a = pa + (ir / mr) * kc * mr;
+            T *c = g.C + (ic + ir) + (jc + jr) * g.ldc;
+            if (rows == mr && cols == nr) {
+                uk.run(kc, a, b, c, g.ldc, g.alpha, beta);
+            } else { // partial tile: compute into a local tile, write only what exists
+                uk.run(kc, a, b, edge, mr, T(1), T(0));
+                for (int j = 0; j < cols; ++j)
+                    for (int i = 0; i < rows; ++i) {
+                        T &cij = c[i + j * g.ldc];
+                        T v = g.alpha * edge[i + j * mr];
+                        cij = beta == T(0) ? v : v + beta * cij;
+                    }
+            }
+        }
+    }
+}
+
+template <typename T>
+tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
+    const Blocking &bs = uk.blocks;
+    const int mr = bs.mr, nr = bs.nr;
+    // Enough (ic, jr) work items for every thread: shrink MC for short matrices, and split
+    // the NR tiles of a block between threads when there are still too few.
+    int64_t mc = std::min<int64_t>(bs.mc, (g.m + mr - 1) / mr * mr);
+    if (threads > 1) {
+        int64_t per_thread = (g.m + threads - 1) / threads;
+        per_thread = std::max<int64_t>(mr, (per_thread + mr - 1) / mr * mr);
+        mc = std::min(mc, per_thread);
+    }
+    const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
+    const int64_t nc_max = std::min<int64_t>(bs.nc, (g.n + nr - 1) / nr * nr);
+    T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
+    if (!pb) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate the packed B panel");
+    bool out_of_memory = false;
+
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        T *pa = scratch<T>(1, size_t(kc_max) * size_t(mc + mr));
+        if (!pa) {
+#pragma omp atomic write
+            out_of_memory = true;
+        }
+#pragma omp barrier
+        bool skip;
+#pragma omp atomic read
+        skip = out_of_memory;
+        if (!skip)
+        for (int64_t jc = 0; jc < g.n; jc += bs.nc) {
+            const int64_t nc = std::min<int64_t>(bs.nc, g.n - jc);
+            const int64_t panels = (nc + nr - 1) / nr;
+            const int64_t m_blocks = (g.m + mc - 1) / mc;
+            const int64_t splits = std::max<int64_t>(
+                1, std::min<int64_t>(panels, (threads + m_blocks - 1) / m_blocks));
+            for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
+                const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
+                const T beta = pc == 0 ? g.beta : T(1);
+#pragma omp for schedule(static)
+                for (int64_t p = 0; p < panels; ++p)
+                    pack_b_panel(g, pc, kc, jc + p * nr, int(std::min<int64_t>(nr, nc - p * nr)),
+                                 nr, pb + p * kc * nr);
+                // implicit barrier: B is packed
+#pragma omp for schedule(dynamic, 1)
+                for (int64_t item = 0; item < m_blocks * splits; ++item) {
+                    const int64_t ib = item / splits, s = item % splits;
+                    const int64_t ic = ib * mc, mcur = std::min<int64_t>(mc, g.m - ic);
+                    const int64_t jr0 = (panels * s / splits) * nr;
+                    const int64_t jr1 = std::min<int64_t>(nc, (panels * (s + 1) / splits) * nr);
+                    pack_a(g, ic, mcur, pc, kc, mr, pa);
+                    macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
+                }
+                // implicit barrier: B may be repacked
+            }
+        }
+    }
+    if (out_of_memory)
+        return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a packed A block");
+    return TSR_SUCCESS;
+}
+
+template <typename T> const MicroKernel<T> &kernel_for() {
+    if constexpr (sizeof(T) == 4) return generic_kernel_f32();
+    else return generic_kernel_f64();
+}
+
+} // namespace
+
+template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::GemmArgs<T> *g) {
+    const int threads = std::max(1, ctx->num_threads);
+    if (g->k == 0 || g->alpha == T(0)) {
+        scale_c(*g, threads);
+        return TSR_SUCCESS;
+    }
+    return gemm_blocked(kernel_for<T>(), *g, threads);
+}
+
+template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);
+template tsr_status gemm<double>(const core::ExecContext *, const core::GemmArgs<double> *);
+
+} // namespace tessera::cpu

@@ -1,0 +1,33 @@
+// The micro-kernel contract of the CPU gemm driver: an MR×NR tile of C kept in registers for
+// a whole KC loop over packed micro-panels of A (MR×kc) and B (kc×NR), plus block sizes.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::cpu {
+
+// C[0:MR, 0:NR] (column-major, leading dimension ldc) = alpha·(a·b) + beta·C, where `a` holds
+// kc columns of MR contiguous elements and `b` kc rows of NR contiguous elements.
+// beta == 0 must not read C.
+template <typename T>
+using MicroKernelFn = void (*)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, T alpha,
+                               T beta);
+
+// Block sizes, as data: MR×NR register tile; KC (depth of a packed panel, sized for L1),
+// MC (rows of a packed A block, for L2), NC (columns of a packed B panel, for L3).
+struct Blocking {
+    int mr, nr;
+    int64_t mc, kc, nc;
+};
+
+template <typename T> struct MicroKernel {
+    const char *name; // "generic", later "avx2", "avx512"
+    MicroKernelFn<T> run;
+    Blocking blocks;
+};
+
+// Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.
+const MicroKernel<float> &generic_kernel_f32();
+const MicroKernel<double> &generic_kernel_f64();
+
+} // namespace tessera::cpu
