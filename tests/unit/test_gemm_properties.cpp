@@ -1,0 +1,123 @@
+// Property sweep of gemm on every backend in this library: shapes (0, 1, primes, odd sizes,
+// sizes around the CPU block boundaries), both layouts, all ops, padded leading dimensions,
+// alpha and beta in {0, 1, -1, other}, against the oracle of gemm_oracle.hpp.
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "gemm_oracle.hpp"
+
+namespace tessera::test {
+namespace {
+
+struct Shape {
+    int64_t m, n, k;
+};
+
+// Small shapes: 0, 1, primes and odd sizes up to 67, all combinations of a few.
+std::vector<Shape> small_shapes() {
+    std::vector<Shape> s;
+    const int64_t sizes[] = {0, 1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 33, 64, 67};
+    for (int64_t m : {0, 1, 3, 7, 17, 33, 67})
+        for (int64_t n : {0, 1, 2, 5, 16, 31, 64})
+            for (int64_t k : {0, 1, 8, 13, 67}) s.push_back({m, n, k});
+    for (int64_t x : sizes) s.push_back({x, x, x});
+    return s;
+}
+
+// Around the CPU blocking boundaries: MR/NR tiles (4, 8), MC (128, 256), KC (256),
+// NC (2048, 4096), and the split of rows between threads.
+std::vector<Shape> boundary_shapes() {
+    return {{127, 9, 255},  {128, 12, 256}, {129, 5, 257},  {255, 7, 31},   {256, 3, 513},
+            {257, 33, 17},  {513, 5, 9},    {3, 2047, 5},   {5, 2048, 3},   {2, 2049, 2},
+            {3, 4095, 4},   {4, 4096, 3},   {2, 4097, 257}, {9, 4, 1025},   {96, 100, 300},
+            {301, 299, 67}, {4, 8, 1},      {8, 4, 1},      {12, 12, 12}};
+}
+
+enum class Dtype { f32, f64 };
+
+using Param = std::tuple<Dtype, tsr_backend>;
+
+class GemmProperties : public ::testing::TestWithParam<Param> {
+  protected:
+    void SetUp() override {
+        ASSERT_EQ(tsr_create(&handle_), TSR_SUCCESS);
+        ASSERT_EQ(tsr_set_backend(handle_, std::get<1>(GetParam())), TSR_SUCCESS);
+        ASSERT_EQ(tsr_set_num_threads(handle_, 2), TSR_SUCCESS);
+    }
+    void TearDown() override { tsr_destroy(handle_); }
+
+    ::testing::AssertionResult run(const GemmCase &c, int64_t pad) {
+        return std::get<0>(GetParam()) == Dtype::f32 ? run_and_check<float>(handle_, c, pad)
+                                                      : run_and_check<double>(handle_, c, pad);
+    }
+
+    // Every layout × op pair × (alpha, beta) in `pairs` for one shape.
+    void sweep(const Shape &s, const std::vector<std::pair<double, double>> &pairs) {
+        int pad = 0;
+        for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR})
+            for (tsr_op ta : {TSR_OP_N, TSR_OP_T, TSR_OP_C})
+                for (tsr_op tb : {TSR_OP_N, TSR_OP_T, TSR_OP_C})
+                    for (auto [alpha, beta] : pairs) {
+                        GemmCase c{layout, ta, tb, s.m, s.n, s.k, alpha, beta};
+                        ASSERT_TRUE(run(c, pad)) << "pad " << pad;
+                        pad = (pad + 1) % 4; // ld = rows, rows+1, rows+2, rows+3
+                    }
+    }
+
+    tsr_handle handle_ = nullptr;
+};
+
+const std::vector<std::pair<double, double>> kAllScalars = [] {
+    std::vector<std::pair<double, double>> v;
+    for (double a : {0.0, 1.0, -1.0, 0.37})
+        for (double b : {0.0, 1.0, -1.0, -0.61}) v.push_back({a, b});
+    return v;
+}();
+const std::vector<std::pair<double, double>> kSomeScalars = {{1.0, 0.0}, {-0.37, 1.0}, {0.7, -0.61}};
+
+TEST_P(GemmProperties, SmallShapesAllScalars) {
+    for (const Shape &s : small_shapes()) {
+        sweep(s, s.m * s.n * s.k <= 4096 ? kAllScalars : kSomeScalars);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(GemmProperties, BlockBoundaries) {
+    const bool reference = std::get<1>(GetParam()) == TSR_BACKEND_REFERENCE;
+    for (const Shape &s : boundary_shapes()) {
+        if (reference && s.m * s.n * s.k > 400000) continue; // the oracle backend is slow
+        sweep(s, {{0.37, -0.61}});
+        if (HasFatalFailure()) return;
+    }
+}
+
+// Larger products with several threads, where the threads split rows and column tiles.
+TEST_P(GemmProperties, ThreadedBlocks) {
+    if (std::get<1>(GetParam()) == TSR_BACKEND_REFERENCE) GTEST_SKIP() << "reference is serial";
+    for (int threads : {1, 2, 3}) {
+        ASSERT_EQ(tsr_set_num_threads(handle_, threads), TSR_SUCCESS);
+        for (Shape s : {Shape{300, 290, 280}, Shape{37, 520, 300}, Shape{520, 23, 270}}) {
+            GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, s.m, s.n, s.k, 1.25, -0.5};
+            ASSERT_TRUE(run(c, 3)) << "threads " << threads;
+            c = {TSR_ROW_MAJOR, TSR_OP_T, TSR_OP_N, s.m, s.n, s.k, -1.0, 0.0};
+            ASSERT_TRUE(run(c, 1)) << "threads " << threads;
+        }
+    }
+}
+
+std::string name(const ::testing::TestParamInfo<Param> &info) {
+    const char *dt = std::get<0>(info.param) == Dtype::f32 ? "sgemm" : "dgemm";
+    const char *be = std::get<1>(info.param) == TSR_BACKEND_CPU ? "cpu" : "reference";
+    return std::string(dt) + "_" + be;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GemmProperties,
+                         ::testing::Combine(::testing::Values(Dtype::f32, Dtype::f64),
+                                            ::testing::Values(TSR_BACKEND_CPU,
+                                                              TSR_BACKEND_REFERENCE)),
+                         name);
+
+} // namespace
+} // namespace tessera::test
