@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+/** Marks the functions libtessera.so exports. */
 #if defined(_WIN32)
 #define TSR_API
 #else
@@ -28,10 +29,9 @@ extern "C" {
  * calling thread is available from tsr_last_error().
  */
 
-/** Library version as "major.minor.patch". */
-#define TSR_VERSION_MAJOR 0
-#define TSR_VERSION_MINOR 1
-#define TSR_VERSION_PATCH 0
+#define TSR_VERSION_MAJOR 0 /**< major version: changes with the ABI (the SONAME) */
+#define TSR_VERSION_MINOR 1 /**< minor version: additions */
+#define TSR_VERSION_PATCH 0 /**< patch version: fixes */
 
 /** An opaque handle: a backend choice, a thread count and backend resources. */
 typedef struct tsr_context *tsr_handle;
@@ -132,6 +132,21 @@ TSR_API tsr_status tsr_set_cuda_stream(tsr_handle handle, void *cuda_stream);
  *
  * @param handle a handle from tsr_create(), or NULL for the process-wide default handle
  *               (the one the BLAS symbols use).
+ * @param layout `TSR_COL_MAJOR` or `TSR_ROW_MAJOR`, for A, B and C alike.
+ * @param transa op(A): `TSR_OP_N`, `TSR_OP_T` or `TSR_OP_C` (the same as T for real types).
+ * @param transb op(B), likewise.
+ * @param m rows of op(A) and of C (>= 0).
+ * @param n columns of op(B) and of C (>= 0).
+ * @param k columns of op(A) and rows of op(B) (>= 0).
+ * @param alpha scale of the product.
+ * @param A the matrix A; not read when alpha == 0 or k == 0 (may then be NULL).
+ * @param lda leading dimension of A: >= max(1, rows of A as stored) in column-major,
+ *            >= max(1, columns of A as stored) in row-major.
+ * @param B the matrix B; not read when alpha == 0 or k == 0 (may then be NULL).
+ * @param ldb leading dimension of B, as for A.
+ * @param beta scale of C on input; C is not read when beta == 0.
+ * @param C the m×n result, overwritten (may be NULL only when m == 0 or n == 0).
+ * @param ldc leading dimension of C: >= max(1, m) in column-major, >= max(1, n) in row-major.
  * @return ::TSR_ERR_INVALID_ARGUMENT, with the argument named by tsr_last_error() and C
  *         untouched, for a bad layout, op, negative size or too small leading dimension.
  */
@@ -140,7 +155,14 @@ TSR_API tsr_status tsr_sgemm(tsr_handle handle, tsr_layout layout, tsr_op transa
                              int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                              int64_t ldc);
 
-/** C = alpha·op(A)·op(B) + beta·C, double precision; see tsr_sgemm(). */
+/** C = alpha·op(A)·op(B) + beta·C, double precision; the arguments and rules are those of
+ *  tsr_sgemm() with double in place of float.
+ *  @param handle see tsr_sgemm() @param layout see tsr_sgemm() @param transa see tsr_sgemm()
+ *  @param transb see tsr_sgemm() @param m see tsr_sgemm() @param n see tsr_sgemm()
+ *  @param k see tsr_sgemm() @param alpha see tsr_sgemm() @param A see tsr_sgemm()
+ *  @param lda see tsr_sgemm() @param B see tsr_sgemm() @param ldb see tsr_sgemm()
+ *  @param beta see tsr_sgemm() @param C see tsr_sgemm() @param ldc see tsr_sgemm()
+ *  @return as tsr_sgemm(). */
 TSR_API tsr_status tsr_dgemm(tsr_handle handle, tsr_layout layout, tsr_op transa, tsr_op transb,
                              int64_t m, int64_t n, int64_t k, double alpha, const double *A,
                              int64_t lda, const double *B, int64_t ldb, double beta, double *C,

@@ -142,10 +142,20 @@ template <typename T> const MicroKernel<T> &kernel_for() {
     else return generic_kernel_f64();
 }
 
+// Threads only pay off when each has enough work to cover the cost of waking it: below
+// about 2^19 flops (a 64³ product) per thread, fewer threads run.
+constexpr double kMinFlopsPerThread = 524288.0;
+
+int useful_threads(int requested, int64_t m, int64_t n, int64_t k) {
+    const double flops = 2.0 * double(m) * double(n) * double(std::max<int64_t>(k, 1));
+    const double useful = std::max(1.0, flops / kMinFlopsPerThread);
+    return int(std::min<double>(std::max(1, requested), useful));
+}
+
 } // namespace
 
 template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::GemmArgs<T> *g) {
-    const int threads = std::max(1, ctx->num_threads);
+    const int threads = useful_threads(ctx->num_threads, g->m, g->n, g->k);
     if (g->k == 0 || g->alpha == T(0)) {
         scale_c(*g, threads);
         return TSR_SUCCESS;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, builds Tessera (Release) and runs every CTest
+# test (unit, ABI, install, BLAS conformance). Extra arguments go to ctest.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$root/scripts/deps.sh"
+build="${TESSERA_BUILD_DIR:-$root/build}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+generator=()
+command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ] && generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
