@@ -1,0 +1,65 @@
+// The gemm benchmark: for each case, fresh random data, Tessera's backends timed
+// interleaved with the anchor, medians, GFLOP/s, the ratio and both errors.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gemm_options.hpp"
+#include "gemm_provider.hpp"
+#include "session.hpp"
+#include "statistics.hpp"
+#include "timing.hpp"
+
+namespace tessera::bench {
+
+struct SideResult {
+    std::string name;  // "tessera/cpu", "openblas"
+    Summary seconds;   // of the timed repetitions
+    double gflops = 0; // 2mnk / median seconds / 1e9
+    double error = 0;  // relative Frobenius error against the reference
+};
+
+struct GemmRecord {
+    GemmShape shape;
+    Precision precision = Precision::f32;
+    tsr_backend backend = TSR_BACKEND_CPU;
+    int threads = 1;
+    double alpha = 1, beta = 0;
+    std::string status = "ok"; // "ok", "unavailable" (backend cannot run here), "failed"
+    std::string message;       // why, when not ok
+    std::optional<SideResult> ours, anchor;
+    std::optional<double> ratio; // ours / anchor GFLOP/s
+    std::string reference;       // how C_ref was computed
+};
+
+class GemmBench {
+public:
+    GemmBench(const Session &session, const CommonOptions &options);
+    ~GemmBench();
+
+    // Runs one case; on_record sees one record per backend, as soon as it is measured.
+    void run(const GemmCase &c, const std::function<void(const GemmRecord &)> &on_record);
+
+    // Entries of the sampled long-double reference (dgemm, or sgemm without the anchor).
+    static constexpr std::int64_t kSampledEntries = 1024;
+    // The timing plan for the given options and threads (turns, settle pause, minimums).
+    static TimingPlan timing_plan(const CommonOptions &options, int threads, bool anchored);
+
+private:
+    template <class T>
+    void run_typed(const GemmCase &c, const std::function<void(const GemmRecord &)> &on_record);
+    GemmProvider *tessera(tsr_backend backend, std::string *why_not);
+
+    const Session &session_;
+    const CommonOptions &options_;
+    TimingPlan plan_;
+    std::unique_ptr<GemmProvider> anchor_;
+    std::map<tsr_backend, std::unique_ptr<GemmProvider>> backends_;
+    std::map<tsr_backend, std::string> unavailable_;
+};
+
+} // namespace tessera::bench
