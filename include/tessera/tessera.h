@@ -12,6 +12,14 @@
 #define TSR_API __attribute__((visibility("default")))
 #endif
 
+/** Gives the API's enums a fixed `int` underlying type in C++, so any value a C caller
+ *  passes is a valid value of the type (and is checked, not undefined). */
+#ifdef __cplusplus
+#define TSR_ENUM_BASE : int
+#else
+#define TSR_ENUM_BASE
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,7 +45,7 @@ extern "C" {
 typedef struct tsr_context *tsr_handle;
 
 /** Result of every API call. */
-typedef enum {
+typedef enum TSR_ENUM_BASE {
     TSR_SUCCESS = 0,             /**< the call did what it was asked */
     TSR_ERR_INVALID_ARGUMENT,    /**< an argument is out of range; tsr_last_error() names it */
     TSR_ERR_BACKEND_UNAVAILABLE, /**< the backend asked for cannot run here; the reason is given */
@@ -48,7 +56,7 @@ typedef enum {
 } tsr_status;
 
 /** Where a handle's calls run. */
-typedef enum {
+typedef enum TSR_ENUM_BASE {
     TSR_BACKEND_AUTO = 0,  /**< CUDA when it is loaded and pays off, otherwise the CPU */
     TSR_BACKEND_CPU,       /**< Tessera's CPU kernels (OpenMP + SIMD) */
     TSR_BACKEND_CUDA,      /**< Tessera's CUDA kernels (plugin libtessera_cuda.so) */
@@ -56,14 +64,14 @@ typedef enum {
 } tsr_backend;
 
 /** Storage order of the matrices of a call; the values are CBLAS's. */
-typedef enum { TSR_ROW_MAJOR = 101, TSR_COL_MAJOR = 102 } tsr_layout;
+typedef enum TSR_ENUM_BASE { TSR_ROW_MAJOR = 101, TSR_COL_MAJOR = 102 } tsr_layout;
 
 /** op(X): X, its transpose or its conjugate transpose (the same as the transpose for
  *  real types). The values are CBLAS's. */
-typedef enum { TSR_OP_N = 111, TSR_OP_T = 112, TSR_OP_C = 113 } tsr_op;
+typedef enum TSR_ENUM_BASE { TSR_OP_N = 111, TSR_OP_T = 112, TSR_OP_C = 113 } tsr_op;
 
 /** Element type. */
-typedef enum { TSR_F32 = 0, TSR_F64 } tsr_dtype;
+typedef enum TSR_ENUM_BASE { TSR_F32 = 0, TSR_F64 } tsr_dtype;
 
 /** @name Library information */
 /**@{*/

@@ -78,6 +78,13 @@ Config read_environment() {
             warn("TESSERA_CUDA_DEVICE", v, "a device ordinal >= 0", "device 0");
         }
     }
+    if (const char *v = env("TESSERA_CPU_ISA")) {
+        if (!strcasecmp(v, "auto")) c.cpu_isa = "auto";
+        else if (!strcasecmp(v, "avx512")) c.cpu_isa = "avx512";
+        else if (!strcasecmp(v, "avx2")) c.cpu_isa = "avx2";
+        else if (!strcasecmp(v, "generic")) c.cpu_isa = "generic";
+        else warn("TESSERA_CPU_ISA", v, "one of auto, avx512, avx2, generic", "auto");
+    }
     return c;
 }
 

@@ -1,5 +1,5 @@
-// Process-wide configuration read once from the environment (TESSERA_BACKEND,
-// TESSERA_NUM_THREADS, TESSERA_VERBOSE, TESSERA_CUDA_DEVICE), with one warning per bad value.
+// Process-wide configuration read once from the environment (TESSERA_BACKEND, TESSERA_NUM_THREADS,
+// TESSERA_VERBOSE, TESSERA_CUDA_DEVICE, TESSERA_CPU_ISA), with one warning per bad value.
 #pragma once
 
 #include "tessera/tessera.h"
@@ -11,6 +11,7 @@ struct Config {
     int num_threads = 1;     // from TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
     bool verbose = false;    // TESSERA_VERBOSE=1
     int cuda_device = 0;     // TESSERA_CUDA_DEVICE
+    const char *cpu_isa = "auto"; // TESSERA_CPU_ISA: auto, avx512, avx2 or generic
 };
 
 // Read on first use (thread-safe); later changes to the environment are not seen.

@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/pack.hpp"
 
@@ -137,11 +138,6 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
     return TSR_SUCCESS;
 }
 
-template <typename T> const MicroKernel<T> &kernel_for() {
-    if constexpr (sizeof(T) == 4) return generic_kernel_f32();
-    else return generic_kernel_f64();
-}
-
 // Threads only pay off when each has enough work to cover the cost of waking it: below
 // about 2^19 flops (a 64³ product) per thread, fewer threads run.
 constexpr double kMinFlopsPerThread = 524288.0;
@@ -160,7 +156,7 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
         scale_c(*g, threads);
         return TSR_SUCCESS;
     }
-    return gemm_blocked(kernel_for<T>(), *g, threads);
+    return gemm_blocked(active_kernel<T>(), *g, threads);
 }
 
 template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);

@@ -29,5 +29,10 @@ template <typename T> struct MicroKernel {
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.
 const MicroKernel<float> &generic_kernel_f32();
 const MicroKernel<double> &generic_kernel_f64();
+// Intrinsics kernels, each in a file compiled for its ISA; call only where CPUID allows.
+const MicroKernel<float> &avx2_kernel_f32();
+const MicroKernel<double> &avx2_kernel_f64();
+const MicroKernel<float> &avx512_kernel_f32();
+const MicroKernel<double> &avx512_kernel_f64();
 
 } // namespace tessera::cpu

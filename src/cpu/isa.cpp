@@ -1,0 +1,77 @@
+// Run-time choice of the CPU micro-kernels from CPUID (one binary for every x86-64, no
+// -march=native), with TESSERA_CPU_ISA as an override for tests and benchmarks.
+#include "cpu/isa.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "core/config.hpp"
+
+namespace tessera::cpu {
+
+bool isa_supported(Isa isa) {
+    switch (isa) {
+    case Isa::generic: return true;
+#if defined(__x86_64__) || defined(__i386__)
+    case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::avx512: return __builtin_cpu_supports("avx512f");
+#else
+    default: return false;
+#endif
+    }
+    return false;
+}
+
+const char *isa_name(Isa isa) {
+    switch (isa) {
+    case Isa::generic: return "generic";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    }
+    return "?";
+}
+
+Isa active_isa() {
+    static std::once_flag once;
+    static Isa chosen = Isa::generic;
+    std::call_once(once, [] {
+        Isa best = isa_supported(Isa::avx512) ? Isa::avx512
+                   : isa_supported(Isa::avx2) ? Isa::avx2
+                                              : Isa::generic;
+        chosen = best;
+        const char *forced = core::config().cpu_isa;
+        for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+            if (std::strcmp(forced, isa_name(isa)) != 0) continue;
+            if (isa_supported(isa)) chosen = isa;
+            else
+                std::fprintf(stderr,
+                             "tessera: warning: TESSERA_CPU_ISA=%s is not supported by this CPU; "
+                             "using %s\n",
+                             forced, isa_name(best));
+        }
+    });
+    return chosen;
+}
+
+template <> const MicroKernel<float> &active_kernel<float>() {
+    switch (active_isa()) {
+#if defined(__x86_64__)
+    case Isa::avx512: return avx512_kernel_f32();
+    case Isa::avx2: return avx2_kernel_f32();
+#endif
+    default: return generic_kernel_f32();
+    }
+}
+
+template <> const MicroKernel<double> &active_kernel<double>() {
+    switch (active_isa()) {
+#if defined(__x86_64__)
+    case Isa::avx512: return avx512_kernel_f64();
+    case Isa::avx2: return avx2_kernel_f64();
+#endif
+    default: return generic_kernel_f64();
+    }
+}
+
+} // namespace tessera::cpu

@@ -1,0 +1,20 @@
+// Which instruction set the CPU backend's micro-kernels use: the best one CPUID reports,
+// or the one TESSERA_CPU_ISA forces (for tests and benchmarks).
+#pragma once
+
+#include "cpu/kernels/microkernel.hpp"
+
+namespace tessera::cpu {
+
+enum class Isa { generic, avx2, avx512 };
+
+bool isa_supported(Isa isa);
+const char *isa_name(Isa isa);
+
+// Chosen once per process; a forced ISA the CPU lacks gets one warning and the best one.
+Isa active_isa();
+
+// The micro-kernel and block sizes of the active ISA.
+template <typename T> const MicroKernel<T> &active_kernel();
+
+} // namespace tessera::cpu

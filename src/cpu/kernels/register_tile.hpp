@@ -1,0 +1,69 @@
+// The SIMD register-tile micro-kernel, written once over a small vector-traits type: an
+// (2·lanes)×NR tile of C in 2·NR vector registers, one FMA per register per step of k.
+// Included only by the ISA files (avx512.cpp, avx2.cpp), each compiled for its own ISA.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::cpu {
+
+// V: traits with T, Vec, lanes, zero(), load(aligned), loadu(), storeu(), set1(), fma(), mul().
+template <typename V, int NR>
+void register_tile_kernel(int64_t kc, const typename V::T *__restrict a,
+                          const typename V::T *__restrict b, typename V::T *__restrict c,
+                          int64_t ldc, typename V::T alpha, typename V::T beta) {
+    using Vec = typename V::Vec;
+    constexpr int L = V::lanes;
+    Vec c0[NR], c1[NR];
+#pragma GCC unroll 32
+    for (int j = 0; j < NR; ++j) c0[j] = c1[j] = V::zero();
+
+    // Touch the C tile early so its lines arrive while the k loop runs.
+    for (int j = 0; j < NR; ++j) __builtin_prefetch(c + j * ldc, 1, 3);
+
+    int64_t l = 0;
+    for (; l + 4 <= kc; l += 4) {
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u) {
+            __builtin_prefetch(a + 2 * L * 8, 0, 3);
+            const Vec a0 = V::load(a), a1 = V::load(a + L);
+#pragma GCC unroll 32
+            for (int j = 0; j < NR; ++j) {
+                const Vec bj = V::set1(b[j]);
+                c0[j] = V::fma(a0, bj, c0[j]);
+                c1[j] = V::fma(a1, bj, c1[j]);
+            }
+            a += 2 * L;
+            b += NR;
+        }
+    }
+    for (; l < kc; ++l) {
+        const Vec a0 = V::load(a), a1 = V::load(a + L);
+#pragma GCC unroll 32
+        for (int j = 0; j < NR; ++j) {
+            const Vec bj = V::set1(b[j]);
+            c0[j] = V::fma(a0, bj, c0[j]);
+            c1[j] = V::fma(a1, bj, c1[j]);
+        }
+        a += 2 * L;
+        b += NR;
+    }
+
+    const Vec va = V::set1(alpha);
+    if (beta == typename V::T(0)) { // C is not read
+#pragma GCC unroll 32
+        for (int j = 0; j < NR; ++j) {
+            V::storeu(c + j * ldc, V::mul(va, c0[j]));
+            V::storeu(c + j * ldc + L, V::mul(va, c1[j]));
+        }
+    } else {
+        const Vec vb = V::set1(beta);
+#pragma GCC unroll 32
+        for (int j = 0; j < NR; ++j) {
+            V::storeu(c + j * ldc, V::fma(vb, V::loadu(c + j * ldc), V::mul(va, c0[j])));
+            V::storeu(c + j * ldc + L, V::fma(vb, V::loadu(c + j * ldc + L), V::mul(va, c1[j])));
+        }
+    }
+}
+
+} // namespace tessera::cpu
