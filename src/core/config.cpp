@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 namespace tessera::core {
 
@@ -91,9 +90,7 @@ Config read_environment() {
 } // namespace
 
 const Config &config() {
-    static std::once_flag once;
-    static Config c;
-    std::call_once(once, [] { c = read_environment(); });
+    static const Config c = read_environment(); // thread-safe, and cheap once made
     return c;
 }
 

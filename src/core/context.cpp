@@ -1,5 +1,5 @@
-// Handle life cycle and backend switching, and the default handle made once (std::call_once)
-// from the environment for the BLAS doors.
+// Handle life cycle and backend switching, and the default handle made once per process
+// (thread-safe static initialisation) from the environment for the BLAS doors.
 #include "core/context.hpp"
 
 #include <cstdio>
@@ -70,12 +70,11 @@ tsr_status set_backend(tsr_context *ctx, tsr_backend backend) {
 }
 
 tsr_context *default_context() {
-    static std::once_flag once;
-    static tsr_context *ctx = nullptr;
-    std::call_once(once, [] {
+    // Made once, thread-safely, on first use; lives until the process ends.
+    static tsr_context *const ctx = [] {
         tsr_context *made = nullptr;
-        if (create_context(&made) == TSR_SUCCESS) ctx = made; // lives until the process ends
-    });
+        return create_context(&made) == TSR_SUCCESS ? made : nullptr;
+    }();
     return ctx;
 }
 

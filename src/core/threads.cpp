@@ -7,7 +7,6 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <mutex>
 
 namespace tessera::core {
 
@@ -24,8 +23,8 @@ void in_child_after_fork() {
 } // namespace
 
 int call_threads(int requested) {
-    static std::once_flag once;
-    std::call_once(once, [] { pthread_atfork(nullptr, nullptr, in_child_after_fork); });
+    static const bool registered = pthread_atfork(nullptr, nullptr, in_child_after_fork) == 0;
+    (void)registered;
     if (requested <= 1 || omp_in_parallel() || g_forked_after_threads.load(std::memory_order_relaxed))
         return 1;
     g_threads_started.store(true, std::memory_order_relaxed);

@@ -37,7 +37,8 @@ template <typename T> T *scratch(int slot, size_t count) {
 
 // C = beta·C without reading A or B (alpha == 0 or k == 0); beta == 0 writes zeros.
 template <typename T> void scale_c(const core::GemmArgs<T> &g, int threads) {
-#pragma omp parallel for num_threads(threads) if (threads > 1 && g.m * g.n > 16384)
+    if (g.m * g.n <= 65536) threads = 1;
+#pragma omp parallel for num_threads(threads) if (threads > 1)
     for (int64_t j = 0; j < g.n; ++j) {
         T *c = g.C + j * g.ldc;
         if (g.beta == T(0))
@@ -138,6 +139,9 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
     return TSR_SUCCESS;
 }
 
+// Products up to this volume (m·n·k) skip packing altogether.
+constexpr double kDirectMaxVolume = 96.0 * 96.0 * 96.0;
+
 // Threads only pay off when each has enough work to cover the cost of waking it: below
 // about 2^19 flops (a 64³ product) per thread, fewer threads run.
 constexpr double kMinFlopsPerThread = 524288.0;
@@ -148,6 +152,49 @@ int useful_threads(int requested, int64_t m, int64_t n, int64_t k) {
     return int(std::min<double>(std::max(1, requested), useful));
 }
 
+// The direct path (no packing of B): op(A) is copied only when it is transposed (m·k
+// elements, cheap when m or k is small); threads split the columns of C.
+template <typename T>
+tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
+    const T *a = g.A;
+    int64_t lda = g.lda;
+    if (g.trans_a) {
+        T *buf = scratch<T>(1, size_t(g.m) * size_t(g.k));
+        if (!buf) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a copy of op(A)");
+        for (int64_t i = 0; i < g.m; ++i) // op(A)(i, l) = A[l + i*lda], contiguous in l
+            for (int64_t l = 0; l < g.k; ++l) buf[i + l * g.m] = g.A[l + i * g.lda];
+        a = buf;
+        lda = g.m;
+    }
+    const int64_t b_rs = g.trans_b ? g.ldb : 1, b_cs = g.trans_b ? 1 : g.ldb;
+    const int64_t nr = uk.blocks.nr;
+    const int64_t tiles = (g.n + nr - 1) / nr;
+    threads = int(std::min<int64_t>(threads, tiles));
+    if (threads <= 1) { // no OpenMP region at all: it costs more than a small product
+        uk.direct(g.m, g.n, g.k, g.alpha, a, lda, g.B, b_rs, b_cs, g.beta, g.C, g.ldc);
+        return TSR_SUCCESS;
+    }
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t j0 = std::min(g.n, tiles * t / nt * nr);
+        const int64_t j1 = std::min(g.n, tiles * (t + 1) / nt * nr);
+        if (j1 > j0)
+            uk.direct(g.m, j1 - j0, g.k, g.alpha, a, lda, g.B + j0 * b_cs, b_rs, b_cs, g.beta,
+                      g.C + j0 * g.ldc, g.ldc);
+    }
+    return TSR_SUCCESS;
+}
+
+// Where the direct path beats packing (measured; see docs/performance.md): small products,
+// and short-wide ones whose few rows make packing the large B cost as much as the product.
+template <typename T> bool prefer_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
+    if (!uk.direct) return false;
+    const double volume = double(g.m) * double(g.n) * double(g.k);
+    const int64_t short_rows = 2 * int64_t(uk.blocks.mr); // four vectors
+    return volume <= kDirectMaxVolume || g.m <= short_rows;
+}
+
 } // namespace
 
 template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::GemmArgs<T> *g) {
@@ -156,7 +203,9 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
         scale_c(*g, threads);
         return TSR_SUCCESS;
     }
-    return gemm_blocked(active_kernel<T>(), *g, threads);
+    const MicroKernel<T> &uk = active_kernel<T>();
+    if (prefer_direct(uk, *g)) return gemm_direct(uk, *g, threads);
+    return gemm_blocked(uk, *g, threads);
 }
 
 template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);

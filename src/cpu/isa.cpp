@@ -4,7 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
-#include <mutex>
+#include <initializer_list>
 
 #include "core/config.hpp"
 
@@ -32,25 +32,30 @@ const char *isa_name(Isa isa) {
     return "?";
 }
 
-Isa active_isa() {
-    static std::once_flag once;
-    static Isa chosen = Isa::generic;
-    std::call_once(once, [] {
-        Isa best = isa_supported(Isa::avx512) ? Isa::avx512
+namespace {
+
+Isa choose_isa() {
+    Isa best = isa_supported(Isa::avx512) ? Isa::avx512
                    : isa_supported(Isa::avx2) ? Isa::avx2
                                               : Isa::generic;
-        chosen = best;
-        const char *forced = core::config().cpu_isa;
-        for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
-            if (std::strcmp(forced, isa_name(isa)) != 0) continue;
-            if (isa_supported(isa)) chosen = isa;
-            else
-                std::fprintf(stderr,
-                             "tessera: warning: TESSERA_CPU_ISA=%s is not supported by this CPU; "
-                             "using %s\n",
-                             forced, isa_name(best));
-        }
-    });
+    Isa chosen = best;
+    const char *forced = core::config().cpu_isa;
+    for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+        if (std::strcmp(forced, isa_name(isa)) != 0) continue;
+        if (isa_supported(isa)) chosen = isa;
+        else
+            std::fprintf(stderr,
+                         "tessera: warning: TESSERA_CPU_ISA=%s is not supported by this CPU; "
+                         "using %s\n",
+                         forced, isa_name(best));
+    }
+    return chosen;
+}
+
+} // namespace
+
+Isa active_isa() {
+    static const Isa chosen = choose_isa(); // once per process, thread-safe
     return chosen;
 }
 

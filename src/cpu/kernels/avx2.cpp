@@ -1,7 +1,9 @@
 // AVX2+FMA micro-kernels (compiled with -mavx2 -mfma, run only where CPUID says so):
-// float 16×6 and double 8×6 register tiles, 12 of the 16 ymm registers as accumulators.
+// float 16×6 and double 8×6 register tiles (12 of the 16 ymm registers as accumulators),
+// and the unpacked direct path with masked edges.
 #include <immintrin.h>
 
+#include "cpu/kernels/direct_tile.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/kernels/register_tile.hpp"
 
@@ -20,6 +22,12 @@ struct Avx2F32 {
     static Vec set1(T x) { return _mm256_set1_ps(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+    using Mask = __m256i;
+    static Mask mask(int n) {
+        return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    }
+    static Vec maskload(const T *p, Mask m) { return _mm256_maskload_ps(p, m); }
+    static void maskstore(T *p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
 };
 
 struct Avx2F64 {
@@ -33,19 +41,25 @@ struct Avx2F64 {
     static Vec set1(T x) { return _mm256_set1_pd(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_pd(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
+    using Mask = __m256i;
+    static Mask mask(int n) {
+        return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+    }
+    static Vec maskload(const T *p, Mask m) { return _mm256_maskload_pd(p, m); }
+    static void maskstore(T *p, Mask m, Vec v) { _mm256_maskstore_pd(p, m, v); }
 };
 
 } // namespace
 
 const MicroKernel<float> &avx2_kernel_f32() {
     static const MicroKernel<float> k{"avx2", register_tile_kernel<Avx2F32, 6>,
-                                      {16, 6, 192, 256, 4092}};
+                                      {16, 6, 192, 256, 4092}, DirectGemm<Avx2F32, 6>::run};
     return k;
 }
 
 const MicroKernel<double> &avx2_kernel_f64() {
     static const MicroKernel<double> k{"avx2", register_tile_kernel<Avx2F64, 6>,
-                                       {8, 6, 96, 256, 2040}};
+                                       {8, 6, 96, 256, 2040}, DirectGemm<Avx2F64, 6>::run};
     return k;
 }
 

@@ -1,7 +1,9 @@
 // AVX-512 micro-kernels (compiled with -mavx512f -mfma, run only where CPUID says so):
-// float 32×12 and double 16×12 register tiles, 24 of the 32 zmm registers as accumulators.
+// float 32×12 and double 16×12 register tiles (24 of the 32 zmm registers as accumulators),
+// and the unpacked direct path with masked edges.
 #include <immintrin.h>
 
+#include "cpu/kernels/direct_tile.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/kernels/register_tile.hpp"
 
@@ -20,6 +22,10 @@ struct Avx512F32 {
     static Vec set1(T x) { return _mm512_set1_ps(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+    using Mask = __mmask16;
+    static Mask mask(int n) { return Mask((1u << n) - 1u); }
+    static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+    static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
 };
 
 struct Avx512F64 {
@@ -33,19 +39,23 @@ struct Avx512F64 {
     static Vec set1(T x) { return _mm512_set1_pd(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm512_mul_pd(a, b); }
+    using Mask = __mmask8;
+    static Mask mask(int n) { return Mask((1u << n) - 1u); }
+    static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }
+    static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_pd(p, m, v); }
 };
 
 } // namespace
 
 const MicroKernel<float> &avx512_kernel_f32() {
     static const MicroKernel<float> k{"avx512", register_tile_kernel<Avx512F32, 12>,
-                                      {32, 12, 384, 384, 4092}};
+                                      {32, 12, 384, 384, 4092}, DirectGemm<Avx512F32, 12>::run};
     return k;
 }
 
 const MicroKernel<double> &avx512_kernel_f64() {
     static const MicroKernel<double> k{"avx512", register_tile_kernel<Avx512F64, 12>,
-                                       {16, 12, 192, 384, 2040}};
+                                       {16, 12, 192, 384, 2040}, DirectGemm<Avx512F64, 12>::run};
     return k;
 }
 

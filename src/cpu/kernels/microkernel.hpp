@@ -20,10 +20,18 @@ struct Blocking {
     int64_t mc, kc, nc;
 };
 
+// The unpacked path: C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C for any m, n, k, with op(A)
+// column-major and contiguous in i (element (i, l) at a[i + l*lda]) and op(B) at any strides
+// (element (l, j) at b[l*b_rs + j*b_cs]). Reads nothing outside the matrices.
+template <typename T>
+using DirectGemmFn = void (*)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
+                              const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc);
+
 template <typename T> struct MicroKernel {
-    const char *name; // "generic", later "avx2", "avx512"
+    const char *name; // "generic", "avx2", "avx512"
     MicroKernelFn<T> run;
     Blocking blocks;
+    DirectGemmFn<T> direct; // nullptr: this ISA always packs
 };
 
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.

@@ -1,0 +1,106 @@
+// The unpacked ("direct") path for small and short-wide products: C tiles of up to 4 vectors
+// × NR columns in registers, op(A) read in place as columns (masked at the bottom edge, so
+// nothing past the matrix is touched) and op(B) broadcast from any strides. No packing of B.
+// Included only by the ISA files, each compiled for its own ISA.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+
+namespace tessera::cpu {
+
+// One tile: rows = (MV-1)·L + last_rows, NC columns, the whole k loop in registers.
+// a: op(A) column-major (element (i, l) at a[i + l*lda]); b: element (l, j) at
+// b[l*b_rs + j*b_cs]; C column-major. beta == 0 never reads C.
+template <typename V, int MV, int NC>
+void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
+                 const typename V::T *__restrict b, int64_t b_rs, int64_t b_cs,
+                 typename V::T *__restrict c, int64_t ldc, typename V::T alpha,
+                 typename V::T beta, int last_rows) {
+    using Vec = typename V::Vec;
+    const typename V::Mask last = V::mask(last_rows);
+    constexpr int L = V::lanes;
+    Vec acc[MV][NC];
+#pragma GCC unroll 64
+    for (int v = 0; v < MV; ++v)
+#pragma GCC unroll 16
+        for (int j = 0; j < NC; ++j) acc[v][j] = V::zero();
+    for (int64_t l = 0; l < k; ++l) {
+        Vec av[MV];
+#pragma GCC unroll 4
+        for (int v = 0; v + 1 < MV; ++v) av[v] = V::loadu(a + v * L);
+        av[MV - 1] = V::maskload(a + (MV - 1) * L, last);
+        const typename V::T *bl = b + l * b_rs;
+#pragma GCC unroll 16
+        for (int j = 0; j < NC; ++j) {
+            const Vec bj = V::set1(bl[j * b_cs]);
+#pragma GCC unroll 4
+            for (int v = 0; v < MV; ++v) acc[v][j] = V::fma(av[v], bj, acc[v][j]);
+        }
+        a += lda;
+    }
+    const Vec va = V::set1(alpha), vb = V::set1(beta);
+    const bool read_c = beta != typename V::T(0);
+#pragma GCC unroll 16
+    for (int j = 0; j < NC; ++j) {
+        typename V::T *cj = c + j * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < MV; ++v) {
+            Vec r = V::mul(va, acc[v][j]);
+            if (v + 1 < MV) {
+                if (read_c) r = V::fma(vb, V::loadu(cj + v * L), r);
+                V::storeu(cj + v * L, r);
+            } else {
+                if (read_c) r = V::fma(vb, V::maskload(cj + v * L, last), r);
+                V::maskstore(cj + v * L, last, r);
+            }
+        }
+    }
+}
+
+// C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C over tiles: blocks of 4 vectors × NR/2 columns
+// while more than two vectors of rows remain, then 1–2 vectors × NR columns.
+template <typename V, int NR> struct DirectGemm {
+    using T = typename V::T;
+    static constexpr int64_t kChunk = 256;
+    using TileFn = void (*)(int64_t, const T *, int64_t, const T *, int64_t, int64_t, T *,
+                            int64_t, T, T, int);
+
+    template <int MV, size_t... J> static constexpr auto row(std::index_sequence<J...>) {
+        return std::array<TileFn, sizeof...(J)>{&direct_tile<V, MV, int(J) + 1>...};
+    }
+
+    static void run(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
+                    const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
+        constexpr int L = V::lanes, NW = NR / 2;
+        static constexpr auto narrow1 = row<1>(std::make_index_sequence<NR>{});
+        static constexpr auto narrow2 = row<2>(std::make_index_sequence<NR>{});
+        static constexpr auto wide3 = row<3>(std::make_index_sequence<NW>{});
+        static constexpr auto wide4 = row<4>(std::make_index_sequence<NW>{});
+        for (int64_t i0 = 0; i0 < m;) {
+            const int64_t rows = m - i0;
+            const bool wide = rows > 2 * L;
+            const int mv = wide ? (rows >= 4 * L ? 4 : 3) : (rows > L ? 2 : 1);
+            const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
+            const int last = int(take - int64_t(mv - 1) * L);
+            const int nr = wide ? NW : NR;
+            for (int64_t j0 = 0; j0 < n; j0 += nr) {
+                const int nc = int(std::min<int64_t>(nr, n - j0));
+                const TileFn f = mv == 4   ? wide4[nc - 1]
+                                 : mv == 3 ? wide3[nc - 1]
+                                 : mv == 2 ? narrow2[nc - 1]
+                                           : narrow1[nc - 1];
+                // k in chunks, each added to C: shorter running sums keep the rounding error
+                // of long products like that of the packed path (which sums KC at a time).
+                for (int64_t l0 = 0; l0 < k; l0 += kChunk)
+                    f(std::min(kChunk, k - l0), a + i0 + l0 * lda, lda, b + j0 * b_cs + l0 * b_rs,
+                      b_rs, b_cs, c + i0 + j0 * ldc, ldc, alpha, l0 == 0 ? beta : T(1), last);
+            }
+            i0 += take;
+        }
+    }
+};
+
+} // namespace tessera::cpu
