@@ -77,18 +77,25 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
     }
 }
 
+// How the threads share the work under one packed B panel: a grid of tm × tn threads, tm
+// over contiguous ranges of MR-row panels of C (each thread packs only its own rows of A),
+// tn over NR-column tiles (only when there are too few row panels for every thread).
+struct ThreadGrid {
+    int tm, tn;
+};
+
+ThreadGrid thread_grid(int threads, int64_t row_panels) {
+    for (int tm = threads; tm > 1; --tm)
+        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
+    return {1, threads};
+}
+
 template <typename T>
 tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
     const Blocking &bs = uk.blocks;
     const int mr = bs.mr, nr = bs.nr;
-    // Enough (ic, jr) work items for every thread: shrink MC for short matrices, and split
-    // the NR tiles of a block between threads when there are still too few.
-    int64_t mc = std::min<int64_t>(bs.mc, (g.m + mr - 1) / mr * mr);
-    if (threads > 1) {
-        int64_t per_thread = (g.m + threads - 1) / threads;
-        per_thread = std::max<int64_t>(mr, (per_thread + mr - 1) / mr * mr);
-        mc = std::min(mc, per_thread);
-    }
+    const int64_t row_panels = (g.m + mr - 1) / mr;
+    const ThreadGrid grid = thread_grid(threads, row_panels);
     const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
     const int64_t nc_max = std::min<int64_t>(bs.nc, (g.n + nr - 1) / nr * nr);
     T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
@@ -97,7 +104,14 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        T *pa = scratch<T>(1, size_t(kc_max) * size_t(mc + mr));
+        const int t = threads > 1 ? omp_get_thread_num() : 0;
+        const int ti = t / grid.tn, tj = t % grid.tn;
+        // This thread's rows of C, split into equal blocks of at most MC rows.
+        const int64_t r0 = std::min(g.m, row_panels * ti / grid.tm * mr);
+        const int64_t r1 = std::min(g.m, row_panels * (ti + 1) / grid.tm * mr);
+        const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + bs.mc - 1) / bs.mc);
+        const int64_t mc = ((r1 - r0 + blocks - 1) / blocks + mr - 1) / mr * mr;
+        T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(mc, mr)));
         if (!pa) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -110,9 +124,8 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
         for (int64_t jc = 0; jc < g.n; jc += bs.nc) {
             const int64_t nc = std::min<int64_t>(bs.nc, g.n - jc);
             const int64_t panels = (nc + nr - 1) / nr;
-            const int64_t m_blocks = (g.m + mc - 1) / mc;
-            const int64_t splits = std::max<int64_t>(
-                1, std::min<int64_t>(panels, (threads + m_blocks - 1) / m_blocks));
+            const int64_t jr0 = std::min(nc, panels * tj / grid.tn * nr);
+            const int64_t jr1 = std::min(nc, panels * (tj + 1) / grid.tn * nr);
             for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
                 const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
                 const T beta = pc == 0 ? g.beta : T(1);
@@ -121,16 +134,13 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
                     pack_b_panel(g, pc, kc, jc + p * nr, int(std::min<int64_t>(nr, nc - p * nr)),
                                  nr, pb + p * kc * nr);
                 // implicit barrier: B is packed
-#pragma omp for schedule(dynamic, 1)
-                for (int64_t item = 0; item < m_blocks * splits; ++item) {
-                    const int64_t ib = item / splits, s = item % splits;
-                    const int64_t ic = ib * mc, mcur = std::min<int64_t>(mc, g.m - ic);
-                    const int64_t jr0 = (panels * s / splits) * nr;
-                    const int64_t jr1 = std::min<int64_t>(nc, (panels * (s + 1) / splits) * nr);
+                for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc) {
+                    const int64_t mcur = std::min<int64_t>(mc, r1 - ic);
                     pack_a(g, ic, mcur, pc, kc, mr, pa);
                     macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
                 }
-                // implicit barrier: B may be repacked
+#pragma omp barrier
+                // every thread is done with B: it may be repacked
             }
         }
     }

@@ -18,8 +18,13 @@ void register_tile_kernel(int64_t kc, const typename V::T *__restrict a,
 #pragma GCC unroll 32
     for (int j = 0; j < NR; ++j) c0[j] = c1[j] = V::zero();
 
-    // Touch the C tile early so its lines arrive while the k loop runs.
-    for (int j = 0; j < NR; ++j) __builtin_prefetch(c + j * ldc, 1, 3);
+    // Ask for every cache line of the C tile now (a column of 2·L elements spans two or three
+    // lines), so they arrive while the k loop runs instead of stalling the stores at the end.
+    for (int j = 0; j < NR; ++j) {
+        __builtin_prefetch(c + j * ldc, 1, 3);
+        __builtin_prefetch(c + j * ldc + L, 1, 3);
+        __builtin_prefetch(c + j * ldc + 2 * L - 1, 1, 3);
+    }
 
     int64_t l = 0;
     for (; l + 4 <= kc; l += 4) {
