@@ -1,6 +1,7 @@
-// The gemm benchmark (see gemm_bench.hpp). Every product is column-major C = A·B with
-// alpha = 1 and beta = 0, so C is rewritten by each repetition and never read.
+// The gemm benchmark (see gemm_bench.hpp). Every product is C = op(A)·op(B) with alpha = 1
+// and beta = 0, so C is rewritten by each repetition and never read.
 #include "gemm_bench.hpp"
+#include "gemm_cublas.hpp"
 
 #include <limits>
 #include <random>
@@ -24,17 +25,26 @@ template <class T> void fill_nan(Matrix<T> &c) {
 std::mt19937_64 case_rng(std::uint64_t seed, const GemmCase &c) {
     std::seed_seq seq{std::uint32_t(seed),      std::uint32_t(seed >> 32),
                       std::uint32_t(c.shape.m), std::uint32_t(c.shape.n),
-                      std::uint32_t(c.shape.k), std::uint32_t(c.precision)};
+                      std::uint32_t(c.shape.k), std::uint32_t(c.precision),
+                      std::uint32_t(c.layout),  std::uint32_t(c.ops.transa),
+                      std::uint32_t(c.ops.transb)};
     return std::mt19937_64(seq);
 }
 
+// A rows×cols operand in `layout`, as a column-major Matrix over the same memory: a
+// row-major rows×cols matrix is a column-major cols×rows one. Leading dimensions are tight.
+template <class T> Matrix<T> operand(tsr_layout layout, std::int64_t rows, std::int64_t cols) {
+    return layout == TSR_COL_MAJOR ? Matrix<T>(rows, cols) : Matrix<T>(cols, rows);
+}
+
 SideResult summarize_side(const std::string &name, const std::vector<double> &samples, double flops,
-                          double error) {
+                          double error, std::optional<double> peak_gflops) {
     SideResult r;
     r.name = name;
     r.seconds = summarize(samples);
     r.gflops = r.seconds.median > 0 ? flops / r.seconds.median * 1e-9 : 0.0;
     r.error = error;
+    if (peak_gflops && *peak_gflops > 0) r.peak_fraction = r.gflops / *peak_gflops;
     return r;
 }
 
@@ -42,8 +52,9 @@ SideResult summarize_side(const std::string &name, const std::vector<double> &sa
 
 GemmBench::GemmBench(const Session &session, const CommonOptions &options)
     : session_(session), options_(options) {
-    if (session.openblas) anchor_ = make_openblas_gemm(*session.openblas);
-    plan_ = timing_plan(options, session.threads, anchor_ != nullptr);
+    if (session.openblas) openblas_ = make_openblas_gemm(*session.openblas);
+    if (session.blis) blis_ = make_blis_gemm(*session.blis);
+    plan_ = timing_plan(options, session.threads, session.any_anchor());
 }
 
 TimingPlan GemmBench::timing_plan(const CommonOptions &options, int threads, bool anchored) {
@@ -51,11 +62,12 @@ TimingPlan GemmBench::timing_plan(const CommonOptions &options, int threads, boo
     plan.min_reps = options.min_reps;
     plan.min_time = options.min_time;
     plan.turn_time = options.min_time / 5; // five turns per side or more
-    // Spinning idle threads only hurt the other side when both use several threads.
+    // Spinning idle threads only hurt the other side when both use several threads. 0.15 s
+    // covers OpenBLAS's 2^28-tick spin (measured: its worker stopped after 136 ms at 2 GHz).
     if (options.settle >= 0)
         plan.settle = options.settle;
     else
-        plan.settle = anchored && threads > 1 ? 0.1 : 0.0;
+        plan.settle = anchored && threads > 1 ? 0.15 : 0.0;
     return plan;
 }
 
@@ -66,6 +78,16 @@ GemmProvider *GemmBench::tessera(tsr_backend backend, std::string *why_not) {
     if (auto it = unavailable_.find(backend); it != unavailable_.end()) {
         *why_not = it->second;
         return nullptr;
+    }
+    if (backend == TSR_BACKEND_CUDA) { // on device pointers, next to cuBLAS
+        if (!cuda_tried_) {
+            cuda_tried_ = true;
+            tessera_cuda_ = make_tessera_cuda_gemm(&cuda_why_);
+            std::string cublas_why;
+            if (tessera_cuda_) cublas_ = make_cublas_gemm(&cublas_why);
+        }
+        *why_not = cuda_why_;
+        return tessera_cuda_.get();
     }
     auto provider = make_tessera_gemm(backend, session_.threads, why_not);
     if (!provider) {
@@ -86,33 +108,57 @@ template <class T>
 void GemmBench::run_typed(const GemmCase &c,
                           const std::function<void(const GemmRecord &)> &on_record) {
     const auto [m, n, k] = c.shape;
+    const bool an = c.ops.transa == TSR_OP_N, bn = c.ops.transb == TSR_OP_N;
     std::mt19937_64 rng = case_rng(options_.seed, c);
-    Matrix<T> A(m, k), B(k, n), C_ours(m, n), C_anchor(m, n);
+    Matrix<T> A = operand<T>(c.layout, an ? m : k, an ? k : m);
+    Matrix<T> B = operand<T>(c.layout, bn ? k : n, bn ? n : k);
     fill_uniform(A, rng);
     fill_uniform(B, rng);
 
     GemmCall<T> call;
+    call.layout = c.layout;
+    call.transa = c.ops.transa, call.transb = c.ops.transb;
     call.m = m, call.n = n, call.k = k;
     call.alpha = T(1), call.beta = T(0);
     call.A = A.data(), call.lda = A.ld();
     call.B = B.data(), call.ldb = B.ld();
-    GemmCall<T> ours_call = call, anchor_call = call;
-    ours_call.C = C_ours.data(), ours_call.ldc = C_ours.ld();
-    anchor_call.C = C_anchor.data(), anchor_call.ldc = C_anchor.ld();
+
+    // One C per contender, so that each one's error is its own.
+    struct Contender {
+        GemmProvider *provider;
+        Matrix<T> C;
+        GemmCall<T> call;
+    };
+    auto contender = [&](GemmProvider *provider) {
+        Contender ct{provider, operand<T>(c.layout, m, n), call};
+        ct.call.C = ct.C.data(), ct.call.ldc = ct.C.ld();
+        return ct;
+    };
+    std::optional<Contender> openblas, blis;
+    if (openblas_) openblas.emplace(contender(openblas_.get()));
+    if (blis_) blis.emplace(contender(blis_.get()));
+
+    std::optional<double> peak;
+    if (session_.peak)
+        if (const PeakMeasurement *p = session_.peak->best(c.precision, session_.threads))
+            peak = p->gflops;
 
     std::optional<GemmReference> reference; // built once, when a backend first needs it
     for (tsr_backend backend : c.backends) {
         GemmRecord record;
         record.shape = c.shape;
         record.precision = c.precision;
+        record.layout = c.layout;
+        record.ops = c.ops;
         record.backend = backend;
         record.threads = session_.threads;
         record.alpha = double(call.alpha);
         record.beta = double(call.beta);
+        record.peak_gflops = peak;
 
         std::string why;
-        GemmProvider *ours = tessera(backend, &why);
-        if (!ours) {
+        GemmProvider *ours_provider = tessera(backend, &why);
+        if (!ours_provider) {
             record.status = "unavailable";
             record.message = why;
             on_record(record);
@@ -121,31 +167,52 @@ void GemmBench::run_typed(const GemmCase &c,
         try {
             if (!reference) {
                 if constexpr (std::is_same_v<T, float>) {
-                    if (anchor_) reference = GemmReference::full_from_f64(call, *anchor_);
+                    if (GemmProvider *f64 = openblas_ ? openblas_.get() : blis_.get())
+                        reference = GemmReference::full_from_f64(call, *f64);
                 }
                 if (!reference)
                     reference = GemmReference::sampled(call, kSampledEntries, options_.seed);
             }
             record.reference = reference->method();
 
-            fill_nan(C_ours);
-            fill_nan(C_anchor);
+            Contender ours = contender(ours_provider);
+            std::vector<Contender *> all{&ours};
+            const bool gpu = backend == TSR_BACKEND_CUDA;
+            std::optional<Contender> cublas;
+            if (gpu && cublas_) cublas.emplace(contender(cublas_.get()));
+            if (cublas) all.push_back(&*cublas);
+            if (openblas && !gpu) all.push_back(&*openblas);
+            if (blis && !gpu) all.push_back(&*blis);
             std::vector<TimedSide> sides;
-            sides.push_back({ours->name(), [&] { return ours->timed_gemm(ours_call); }});
-            if (anchor_)
-                sides.push_back(
-                    {anchor_->name(), [&] { return anchor_->timed_gemm(anchor_call); }});
+            for (Contender *ct : all) {
+                fill_nan(ct->C);
+                sides.push_back({ct->provider->name(),
+                                 [ct] { return ct->provider->timed_gemm(ct->call); }});
+            }
             auto samples = run_interleaved(sides, plan_);
 
             const double flops = c.shape.flops();
-            record.ours = summarize_side(sides[0].name, samples[0], flops,
-                                         reference->relative_error(C_ours.data(), C_ours.ld()));
-            if (anchor_) {
-                record.anchor =
-                    summarize_side(sides[1].name, samples[1], flops,
-                                   reference->relative_error(C_anchor.data(), C_anchor.ld()));
+            auto side = [&](std::size_t i) {
+                return summarize_side(sides[i].name, samples[i], flops,
+                                      reference->relative_error(all[i]->C.data(), all[i]->C.ld()),
+                                      peak);
+            };
+            record.ours = side(0);
+            std::size_t next = 1;
+            if (cublas) { // the GPU anchor takes the anchor's place in the record
+                record.anchor = side(next++);
                 if (record.anchor->gflops > 0)
                     record.ratio = record.ours->gflops / record.anchor->gflops;
+            }
+            if (openblas && !gpu) {
+                record.anchor = side(next++);
+                if (record.anchor->gflops > 0)
+                    record.ratio = record.ours->gflops / record.anchor->gflops;
+            }
+            if (blis && !gpu) {
+                record.blis = side(next++);
+                if (record.blis->gflops > 0)
+                    record.ratio_blis = record.ours->gflops / record.blis->gflops;
             }
         } catch (const std::exception &e) {
             record.status = "failed";

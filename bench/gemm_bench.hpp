@@ -1,5 +1,5 @@
-// The gemm benchmark: for each case, fresh random data, Tessera's backends timed
-// interleaved with the anchor, medians, GFLOP/s, the ratio and both errors.
+// The gemm benchmark: per case, fresh random data, Tessera's backends timed interleaved with
+// OpenBLAS and BLIS; medians, GFLOP/s, ratios, share of the measured peak and every error.
 #pragma once
 
 #include <functional>
@@ -17,23 +17,30 @@
 namespace tessera::bench {
 
 struct SideResult {
-    std::string name;  // "tessera/cpu", "openblas"
+    std::string name;  // "tessera/cpu", "openblas", "blis"
     Summary seconds;   // of the timed repetitions
     double gflops = 0; // 2mnk / median seconds / 1e9
     double error = 0;  // relative Frobenius error against the reference
+    std::optional<double> peak_fraction; // gflops / the measured peak (see GemmRecord)
 };
 
 struct GemmRecord {
     GemmShape shape;
     Precision precision = Precision::f32;
+    tsr_layout layout = TSR_COL_MAJOR;
+    GemmOps ops;
     tsr_backend backend = TSR_BACKEND_CPU;
     int threads = 1;
     double alpha = 1, beta = 0;
     std::string status = "ok"; // "ok", "unavailable" (backend cannot run here), "failed"
     std::string message;       // why, when not ok
-    std::optional<SideResult> ours, anchor;
-    std::optional<double> ratio; // ours / anchor GFLOP/s
-    std::string reference;       // how C_ref was computed
+    std::optional<SideResult> ours, anchor, blis; // anchor: OpenBLAS
+    std::optional<double> ratio;      // ours / OpenBLAS GFLOP/s
+    std::optional<double> ratio_blis; // ours / BLIS GFLOP/s
+    // The measured peak of this precision at the run's threads, best instruction set
+    // (Session::peak); each side's peak_fraction is its GFLOP/s over this.
+    std::optional<double> peak_gflops;
+    std::string reference; // how C_ref was computed
 };
 
 class GemmBench {
@@ -44,7 +51,7 @@ public:
     // Runs one case; on_record sees one record per backend, as soon as it is measured.
     void run(const GemmCase &c, const std::function<void(const GemmRecord &)> &on_record);
 
-    // Entries of the sampled long-double reference (dgemm, or sgemm without the anchor).
+    // Entries of the sampled long-double reference (dgemm, or sgemm without an anchor).
     static constexpr std::int64_t kSampledEntries = 1024;
     // The timing plan for the given options and threads (turns, settle pause, minimums).
     static TimingPlan timing_plan(const CommonOptions &options, int threads, bool anchored);
@@ -57,9 +64,13 @@ private:
     const Session &session_;
     const CommonOptions &options_;
     TimingPlan plan_;
-    std::unique_ptr<GemmProvider> anchor_;
+    std::unique_ptr<GemmProvider> openblas_, blis_;
     std::map<tsr_backend, std::unique_ptr<GemmProvider>> backends_;
     std::map<tsr_backend, std::string> unavailable_;
+    // The GPU pair for --backend cuda: Tessera on device pointers and cuBLAS (gemm_cublas.hpp).
+    std::unique_ptr<GemmProvider> tessera_cuda_, cublas_;
+    std::string cuda_why_;
+    bool cuda_tried_ = false;
 };
 
 } // namespace tessera::bench

@@ -1,5 +1,5 @@
-// The "gemm" subcommand of tessera-bench (see gemm_command.hpp): parses its options, opens
-// the session, runs the cases and prints each result as it arrives, then writes the JSON.
+// The "gemm" subcommand (see gemm_command.hpp): options, session, peak, then the cases, each
+// printed as it arrives, and the JSON at the end.
 #include "gemm_command.hpp"
 
 #include <fstream>
@@ -16,16 +16,23 @@
 namespace tessera::bench {
 namespace {
 
+std::string anchors_phrase(const Session &s) {
+    if (s.openblas && s.blis) return "Tessera, OpenBLAS and BLIS in turns";
+    if (s.openblas) return "Tessera and OpenBLAS in turns";
+    if (s.blis) return "Tessera and BLIS in turns";
+    return "Tessera";
+}
+
 void print_method(std::ostream &out, const Session &s, const CommonOptions &o) {
-    const TimingPlan plan = GemmBench::timing_plan(o, s.threads, s.openblas != nullptr);
-    out << "method: column-major C = A*B, alpha 1, beta 0, uniform random data in [-1, 1];\n"
-        << "        warm-up, then " << (s.openblas ? "Tessera and OpenBLAS in turns" : "Tessera")
-        << " of >= " << plan.turn_time << " s (settle " << plan.settle
-        << " s before each); median of >= " << o.min_reps << " reps and >= " << o.min_time
-        << " s per side\n"
+    const TimingPlan plan = GemmBench::timing_plan(o, s.threads, s.any_anchor());
+    const char *f64 = s.openblas ? "OpenBLAS" : "BLIS";
+    out << "method: C = op(A)*op(B), alpha 1, beta 0, uniform random data in [-1, 1];\n"
+        << "        warm-up, then " << anchors_phrase(s) << " of >= " << plan.turn_time
+        << " s (settle " << plan.settle << " s before each); median of >= " << o.min_reps
+        << " reps and >= " << o.min_time << " s per side\n"
         << "error:  ||C - C_ref||_F / ||C_ref||_F; C_ref for sgemm: "
-        << (s.openblas ? "OpenBLAS dgemm on the inputs in float64, all entries"
-                       : "long double, sampled entries")
+        << (s.any_anchor() ? std::string(f64) + " dgemm on the inputs in float64, all entries"
+                           : std::string("long double, sampled entries"))
         << ";\n        for dgemm: " << GemmBench::kSampledEntries
         << " sampled entries in long double with compensated sums\n\n";
     out.flush();
@@ -37,7 +44,7 @@ void write_json(std::ostream &out, const Session &session, const CommonOptions &
     json.begin_object();
     write_session_json(json, session, options, "gemm");
     const TimingPlan plan =
-        GemmBench::timing_plan(options, session.threads, session.openblas != nullptr);
+        GemmBench::timing_plan(options, session.threads, session.any_anchor());
     json.key("timing").begin_object();
     json.field("min_reps", plan.min_reps).field("min_time_s", plan.min_time);
     json.field("turn_time_s", plan.turn_time).field("settle_s", plan.settle);
@@ -71,11 +78,13 @@ int run_gemm_command(ArgCursor &args) {
     }
 
     Session session = open_session(options.common);
+    measure_session_peak(session, options.common);
     print_session(log, session);
     print_method(log, session, options.common);
 
     GemmBench bench(session, options.common);
-    GemmTable table(log);
+    GemmTable table(log, {session.openblas != nullptr, session.blis != nullptr,
+                          session.peak.has_value()});
     table.header();
     std::vector<GemmRecord> records;
     bool failed = false;

@@ -2,7 +2,10 @@
 // their defaults, and the rule that keeps the slow reference backend to small shapes.
 #include "gemm_options.hpp"
 
+#include <algorithm>
+
 #include "backend_names.hpp"
+#include "gemm_presets.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -44,6 +47,40 @@ std::vector<Precision> parse_precisions(const std::string &text) {
     throw UsageError("--dtype: '" + text + "' is not one of s, d, both");
 }
 
+tsr_op op_from_letter(char c) {
+    return c == 'N' || c == 'n' ? TSR_OP_N : TSR_OP_T;
+}
+
+void add_ops(const std::string &list, std::vector<GemmOps> &out) {
+    auto items = split_list(list);
+    if (items.empty()) throw UsageError("--trans needs at least one of NN, NT, TN, TT");
+    for (const auto &item : items) {
+        auto valid = [](char c) { return c == 'N' || c == 'n' || c == 'T' || c == 't'; };
+        if (item.size() != 2 || !valid(item[0]) || !valid(item[1]))
+            throw UsageError("--trans: '" + item + "' is not one of NN, NT, TN, TT");
+        out.push_back({op_from_letter(item[0]), op_from_letter(item[1])});
+    }
+}
+
+void add_layouts(const std::string &list, std::vector<tsr_layout> &out) {
+    auto items = split_list(list);
+    if (items.empty()) throw UsageError("--layout needs col, row or both");
+    for (const auto &item : items) {
+        if (item == "col")
+            out.push_back(TSR_COL_MAJOR);
+        else if (item == "row")
+            out.push_back(TSR_ROW_MAJOR);
+        else if (item == "both")
+            out.insert(out.end(), {TSR_COL_MAJOR, TSR_ROW_MAJOR});
+        else
+            throw UsageError("--layout: '" + item + "' is not one of col, row, both");
+    }
+}
+
+bool same_shape(const GemmShape &a, const GemmShape &b) {
+    return a.m == b.m && a.n == b.n && a.k == b.k;
+}
+
 } // namespace
 
 std::string GemmShape::text() const {
@@ -54,6 +91,14 @@ const char *precision_letter(Precision p) {
     return p == Precision::f32 ? "s" : "d";
 }
 
+std::string GemmOps::text() const {
+    return std::string(transa == TSR_OP_N ? "N" : "T") + (transb == TSR_OP_N ? "N" : "T");
+}
+
+const char *layout_name(tsr_layout layout) {
+    return layout == TSR_ROW_MAJOR ? "row" : "col";
+}
+
 GemmOptions parse_gemm_options(ArgCursor &args) {
     GemmOptions options;
     while (!args.done()) {
@@ -62,6 +107,17 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
             add_shapes(*v, "--shapes", options.shapes);
         } else if (auto v = args.take_option("--shape")) {
             add_shapes(*v, "--shape", options.shapes);
+        } else if (auto v = args.take_option("--preset")) {
+            auto names = split_list(*v);
+            if (names.empty()) throw UsageError("--preset needs a name");
+            for (const auto &name : names) {
+                auto shapes = preset_shapes(name);
+                options.shapes.insert(options.shapes.end(), shapes.begin(), shapes.end());
+            }
+        } else if (auto v = args.take_option("--trans")) {
+            add_ops(*v, options.ops);
+        } else if (auto v = args.take_option("--layout")) {
+            add_layouts(*v, options.layouts);
         } else if (auto v = args.take_option("--dtype")) {
             options.precisions = parse_precisions(*v);
         } else if (auto v = args.take_option("--backend")) {
@@ -85,7 +141,11 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
 }
 
 std::vector<GemmCase> plan_gemm_cases(const GemmOptions &options) {
-    std::vector<GemmShape> shapes = options.shapes;
+    std::vector<GemmShape> shapes;
+    for (const GemmShape &s : options.shapes)
+        if (std::none_of(shapes.begin(), shapes.end(),
+                         [&](const GemmShape &t) { return same_shape(s, t); }))
+            shapes.push_back(s);
     if (shapes.empty()) {
         std::vector<std::int64_t> sizes = options.common.quick
                                               ? std::vector<std::int64_t>{128, 512}
@@ -94,17 +154,26 @@ std::vector<GemmCase> plan_gemm_cases(const GemmOptions &options) {
     }
     std::vector<Precision> precisions = options.precisions;
     if (precisions.empty()) precisions = {Precision::f32, Precision::f64};
+    std::vector<GemmOps> ops = options.ops;
+    if (ops.empty()) ops = {GemmOps{}};
+    std::vector<tsr_layout> layouts = options.layouts;
+    if (layouts.empty()) layouts = {TSR_COL_MAJOR};
 
     std::vector<GemmCase> cases;
     for (Precision p : precisions) {
         for (const GemmShape &shape : shapes) {
-            GemmCase c{shape, p, options.backends};
-            if (c.backends.empty()) {
-                c.backends.push_back(TSR_BACKEND_CPU);
-                if (double(shape.m) * double(shape.n) * double(shape.k) <= kDefaultReferenceWork)
-                    c.backends.push_back(TSR_BACKEND_REFERENCE);
+            for (tsr_layout layout : layouts) {
+                for (const GemmOps &op : ops) {
+                    GemmCase c{shape, p, layout, op, options.backends};
+                    if (c.backends.empty()) {
+                        c.backends.push_back(TSR_BACKEND_CPU);
+                        if (double(shape.m) * double(shape.n) * double(shape.k) <=
+                            kDefaultReferenceWork)
+                            c.backends.push_back(TSR_BACKEND_REFERENCE);
+                    }
+                    cases.push_back(std::move(c));
+                }
             }
-            cases.push_back(std::move(c));
         }
     }
     return cases;
@@ -114,15 +183,21 @@ std::string gemm_usage() {
     return std::string(
                "usage: tessera-bench [gemm] [options]\n"
                "\n"
-               "Times Tessera's gemm against OpenBLAS in the same process, interleaved, and\n"
-               "reports GFLOP/s, the ratio and the error against a float64 reference.\n"
+               "Times Tessera's gemm against OpenBLAS and BLIS in the same process, interleaved,\n"
+               "and reports GFLOP/s, the ratios, the share of the measured peak FLOP rate and\n"
+               "the errors against a float64 reference.\n"
                "\n"
                "gemm options:\n"
                "  --shapes N,N,...  square products N×N×N (default 256,1024,2048; 128,512 with\n"
                "                    --quick); items may also be MxNxK\n"
                "  --shape MxNxK     one product (repeatable, or a comma list); with --shapes,\n"
                "                    all given shapes are run\n"
+               "  --preset NAMES    shape sets (comma list, repeatable), added to --shapes:\n" +
+               presets_help() +
                "  --dtype s|d|both  sgemm, dgemm or both (default both)\n"
+               "  --trans LIST      op(A) op(B): comma list of NN, NT, TN, TT (default NN)\n"
+               "  --layout LIST     col, row or both (default col); row-major calls go through\n"
+               "                    the CBLAS layout argument of every contender\n"
                "  --backend LIST    Tessera backends, comma list of cpu, reference, auto, cuda\n"
                "                    (default: cpu on every shape, plus reference where\n"
                "                    m·n·k <= 256³; it is plain loops)\n"
@@ -130,9 +205,10 @@ std::string gemm_usage() {
                "common options:\n") +
            common_options_help() +
            "\n"
-           "Every product is column-major C = A·B with alpha = 1, beta = 0 (C rewritten each\n"
-           "repetition), on fresh uniform random data in [-1, 1]. Exit status: 0 when every\n"
-           "measurement ran, 1 when a call failed, 2 for a bad command line.\n";
+           "Every product is C = op(A)·op(B) with alpha = 1, beta = 0 (C rewritten each\n"
+           "repetition), on fresh uniform random data in [-1, 1], with tight leading\n"
+           "dimensions. Exit status: 0 when every measurement ran, 1 when a call failed, 2 for\n"
+           "a bad command line. 'tessera-bench peak' measures the peak FLOP rate alone.\n";
 }
 
 } // namespace tessera::bench

@@ -1,5 +1,5 @@
-// The gemm subcommand's command line and the list of cases it turns into: shapes, element
-// types and Tessera backends, with the defaults documented in gemm_usage().
+// The gemm subcommand's command line and the cases it turns into: shapes and presets, types,
+// transposes, layouts and Tessera backends, with the defaults documented in gemm_usage().
 #pragma once
 
 #include <cstdint>
@@ -22,23 +22,35 @@ struct GemmShape {
 enum class Precision { f32, f64 };
 const char *precision_letter(Precision p); // "s" / "d", as in sgemm / dgemm
 
-// One measurement to make: a shape and type, and the backends to time on it.
+// op(A) and op(B) of a product: N or T each.
+struct GemmOps {
+    tsr_op transa = TSR_OP_N, transb = TSR_OP_N;
+    std::string text() const; // "NN", "NT", "TN", "TT"
+};
+const char *layout_name(tsr_layout layout); // "col" / "row"
+
+// One measurement to make: a shape, type, layout and transposes, and the backends to time.
 struct GemmCase {
     GemmShape shape;
     Precision precision = Precision::f32;
+    tsr_layout layout = TSR_COL_MAJOR;
+    GemmOps ops;
     std::vector<tsr_backend> backends;
 };
 
 struct GemmOptions {
     CommonOptions common;
-    std::vector<GemmShape> shapes;     // empty: the defaults
+    std::vector<GemmShape> shapes;     // --shapes/--shape and --preset, in order; empty: defaults
     std::vector<Precision> precisions; // empty: both
+    std::vector<GemmOps> ops;          // empty: NN
+    std::vector<tsr_layout> layouts;   // empty: column-major
     std::vector<tsr_backend> backends; // empty: cpu everywhere, reference on small shapes
 };
 
 // Parses the arguments after "gemm" (or all of them). Throws UsageError.
 GemmOptions parse_gemm_options(ArgCursor &args);
-// The cases in run order: precision, then shape, then backend.
+// The cases in run order: precision, shape, layout, transposes, then backend; a shape given
+// twice runs once.
 std::vector<GemmCase> plan_gemm_cases(const GemmOptions &options);
 std::string gemm_usage();
 

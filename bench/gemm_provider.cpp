@@ -1,11 +1,12 @@
 // The gemm implementations under measurement (see gemm_provider.hpp): Tessera via tsr_sgemm
-// / tsr_dgemm on a handle, OpenBLAS via its dlopen'ed cblas_sgemm / cblas_dgemm.
+// / tsr_dgemm on a handle, OpenBLAS and BLIS via their dlopen'ed cblas_sgemm / cblas_dgemm.
 #include "gemm_provider.hpp"
 
 #include <climits>
 #include <stdexcept>
 
 #include "backend_names.hpp"
+#include "blis.hpp"
 #include "openblas.hpp"
 #include "timing.hpp"
 
@@ -35,12 +36,12 @@ public:
     std::string name() const override { return std::string("tessera/") + backend_name(backend_); }
 
     void gemm(const GemmCall<float> &c) override {
-        check(tsr_sgemm(handle_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
+        check(tsr_sgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
                         c.lda, c.B, c.ldb, c.beta, c.C, c.ldc),
               "tsr_sgemm");
     }
     void gemm(const GemmCall<double> &c) override {
-        check(tsr_dgemm(handle_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
+        check(tsr_dgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
                         c.lda, c.B, c.ldb, c.beta, c.C, c.ldc),
               "tsr_dgemm");
     }
@@ -62,12 +63,12 @@ public:
 
     void gemm(const GemmCall<float> &c) override {
         check_sizes(c);
-        lib_.sgemm(TSR_COL_MAJOR, c.transa, c.transb, int(c.m), int(c.n), int(c.k), c.alpha, c.A,
+        lib_.sgemm(c.layout, c.transa, c.transb, int(c.m), int(c.n), int(c.k), c.alpha, c.A,
                    int(c.lda), c.B, int(c.ldb), c.beta, c.C, int(c.ldc));
     }
     void gemm(const GemmCall<double> &c) override {
         check_sizes(c);
-        lib_.dgemm(TSR_COL_MAJOR, c.transa, c.transb, int(c.m), int(c.n), int(c.k), c.alpha, c.A,
+        lib_.dgemm(c.layout, c.transa, c.transb, int(c.m), int(c.n), int(c.k), c.alpha, c.A,
                    int(c.lda), c.B, int(c.ldb), c.beta, c.C, int(c.ldc));
     }
 
@@ -78,6 +79,41 @@ private:
             if (v > INT_MAX) throw std::runtime_error("openblas: a size exceeds its 32-bit int");
     }
     const OpenBlas &lib_;
+};
+
+class BlisGemm final : public GemmProvider {
+public:
+    explicit BlisGemm(const Blis &library) : lib_(library) {}
+    std::string name() const override { return "blis"; }
+
+    void gemm(const GemmCall<float> &c) override {
+        if (lib_.sgemm64) {
+            lib_.sgemm64(c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda, c.B,
+                         c.ldb, c.beta, c.C, c.ldc);
+            return;
+        }
+        check_sizes(c);
+        lib_.sgemm32(c.layout, c.transa, c.transb, int(c.m), int(c.n), int(c.k), c.alpha, c.A,
+                     int(c.lda), c.B, int(c.ldb), c.beta, c.C, int(c.ldc));
+    }
+    void gemm(const GemmCall<double> &c) override {
+        if (lib_.dgemm64) {
+            lib_.dgemm64(c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda, c.B,
+                         c.ldb, c.beta, c.C, c.ldc);
+            return;
+        }
+        check_sizes(c);
+        lib_.dgemm32(c.layout, c.transa, c.transb, int(c.m), int(c.n), int(c.k), c.alpha, c.A,
+                     int(c.lda), c.B, int(c.ldb), c.beta, c.C, int(c.ldc));
+    }
+
+private:
+    // Debian's libblis.so.4 takes 32-bit BLAS integers.
+    template <class T> static void check_sizes(const GemmCall<T> &c) {
+        for (std::int64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc})
+            if (v > INT_MAX) throw std::runtime_error("blis: a size exceeds its 32-bit int");
+    }
+    const Blis &lib_;
 };
 
 } // namespace
@@ -104,6 +140,10 @@ std::unique_ptr<GemmProvider> make_tessera_gemm(tsr_backend backend, int threads
 
 std::unique_ptr<GemmProvider> make_openblas_gemm(const OpenBlas &library) {
     return std::make_unique<OpenBlasGemm>(library);
+}
+
+std::unique_ptr<GemmProvider> make_blis_gemm(const Blis &library) {
+    return std::make_unique<BlisGemm>(library);
 }
 
 } // namespace tessera::bench

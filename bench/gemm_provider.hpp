@@ -1,5 +1,5 @@
 // One gemm implementation under measurement — Tessera on one backend, or an anchor library
-// such as OpenBLAS — behind one interface, so new contenders (cuBLAS, BLIS) slot in.
+// (OpenBLAS, BLIS) — behind one interface, so new contenders (cuBLAS) slot in.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +11,11 @@
 namespace tessera::bench {
 
 class OpenBlas;
+class Blis;
 
-// A column-major C = alpha·op(A)·op(B) + beta·C.
+// C = alpha·op(A)·op(B) + beta·C in the given layout (CBLAS's rules for lda, ldb, ldc).
 template <class T> struct GemmCall {
+    tsr_layout layout = TSR_COL_MAJOR;
     tsr_op transa = TSR_OP_N, transb = TSR_OP_N;
     std::int64_t m = 0, n = 0, k = 0;
     T alpha = 1;
@@ -25,6 +27,19 @@ template <class T> struct GemmCall {
     T *C = nullptr;
     std::int64_t ldc = 1;
 };
+
+// The same product as a column-major call on the same memory: a row-major C = op(A)·op(B)
+// is the column-major C^T = op(B)^T·op(A)^T, so m and n swap, and so do A and B.
+template <class T> GemmCall<T> as_column_major(const GemmCall<T> &c) {
+    if (c.layout == TSR_COL_MAJOR) return c;
+    GemmCall<T> d = c;
+    d.layout = TSR_COL_MAJOR;
+    d.transa = c.transb, d.transb = c.transa;
+    d.m = c.n, d.n = c.m;
+    d.A = c.B, d.lda = c.ldb;
+    d.B = c.A, d.ldb = c.lda;
+    return d;
+}
 
 class GemmProvider {
 public:
@@ -46,5 +61,8 @@ std::unique_ptr<GemmProvider> make_tessera_gemm(tsr_backend backend, int threads
 
 // OpenBLAS through its CBLAS entry points; `library` must outlive the provider.
 std::unique_ptr<GemmProvider> make_openblas_gemm(const OpenBlas &library);
+
+// BLIS through its CBLAS entry points; `library` must outlive the provider.
+std::unique_ptr<GemmProvider> make_blis_gemm(const Blis &library);
 
 } // namespace tessera::bench

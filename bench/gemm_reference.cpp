@@ -15,6 +15,9 @@ T op_element(const T *X, std::int64_t ld, tsr_op op, std::int64_t r, std::int64_
     return op == TSR_OP_N ? X[r + c * ld] : X[c + r * ld];
 }
 
+// Both references work on the column-major form of the call (as_column_major): for a
+// row-major C they hold C^T, which is the same memory, so relative_error reads C as given.
+
 // X as stored (rows×cols with leading dimension ld), copied to a packed double matrix.
 template <class T>
 std::vector<double> promote(const T *X, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
@@ -30,7 +33,8 @@ template <class T> void require_beta_zero(const GemmCall<T> &call) {
 
 } // namespace
 
-GemmReference GemmReference::full_from_f64(const GemmCall<float> &call, GemmProvider &dgemm) {
+GemmReference GemmReference::full_from_f64(const GemmCall<float> &given, GemmProvider &dgemm) {
+    const GemmCall<float> call = as_column_major(given);
     require_beta_zero(call);
     const bool an = call.transa == TSR_OP_N, bn = call.transb == TSR_OP_N;
     const std::int64_t a_rows = an ? call.m : call.k, a_cols = an ? call.k : call.m;
@@ -42,27 +46,23 @@ GemmReference GemmReference::full_from_f64(const GemmCall<float> &call, GemmProv
     ref.m_ = call.m;
     ref.n_ = call.n;
     ref.full_.assign(std::size_t(call.m) * std::size_t(call.n), 0.0);
-    GemmCall<double> d{call.transa,
-                       call.transb,
-                       call.m,
-                       call.n,
-                       call.k,
-                       double(call.alpha),
-                       A.data(),
-                       std::max<std::int64_t>(a_rows, 1),
-                       B.data(),
-                       std::max<std::int64_t>(b_rows, 1),
-                       0.0,
-                       ref.full_.data(),
-                       std::max<std::int64_t>(call.m, 1)};
+    GemmCall<double> d;
+    d.layout = TSR_COL_MAJOR;
+    d.transa = call.transa, d.transb = call.transb;
+    d.m = call.m, d.n = call.n, d.k = call.k;
+    d.alpha = double(call.alpha), d.beta = 0.0;
+    d.A = A.data(), d.lda = std::max<std::int64_t>(a_rows, 1);
+    d.B = B.data(), d.ldb = std::max<std::int64_t>(b_rows, 1);
+    d.C = ref.full_.data(), d.ldc = std::max<std::int64_t>(call.m, 1);
     dgemm.gemm(d);
     ref.method_ = "float64 (" + dgemm.name() + " dgemm on promoted inputs), all entries";
     return ref;
 }
 
 template <class T>
-GemmReference GemmReference::sampled(const GemmCall<T> &call, std::int64_t samples,
+GemmReference GemmReference::sampled(const GemmCall<T> &given, std::int64_t samples,
                                      std::uint64_t seed) {
+    const GemmCall<T> call = as_column_major(given);
     require_beta_zero(call);
     GemmReference ref;
     ref.m_ = call.m;

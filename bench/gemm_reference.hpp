@@ -12,9 +12,9 @@ namespace tessera::bench {
 
 class GemmReference {
 public:
-    // Every entry of alpha·op(A)·op(B), computed in float64 by `dgemm` (in practice
-    // OpenBLAS's dgemm) on the float inputs promoted to double. For sgemm: the reference's
-    // own error (about 1e-16·√k relative) is far below float's 6e-8.
+    // Every entry of alpha·op(A)·op(B), computed in float64 by `dgemm` (an anchor's dgemm,
+    // OpenBLAS's when it is there) on the float inputs promoted to double. For sgemm: the
+    // reference's own error (about 1e-16·√k relative) is far below float's 6e-8.
     static GemmReference full_from_f64(const GemmCall<float> &call, GemmProvider &dgemm);
 
     // `samples` entries (i, j) drawn at random (every entry when m·n <= samples), each a
@@ -23,7 +23,8 @@ public:
     template <class T>
     static GemmReference sampled(const GemmCall<T> &call, std::int64_t samples, std::uint64_t seed);
 
-    // ‖C − C_ref‖_F / ‖C_ref‖_F over the reference's entries, for a column-major C.
+    // ‖C − C_ref‖_F / ‖C_ref‖_F over the reference's entries, for C stored as the call that
+    // built the reference stores it (its layout and ldc).
     template <class T> double relative_error(const T *C, std::int64_t ldc) const;
 
     // One phrase for reports, e.g. "float64 (openblas dgemm), all entries".

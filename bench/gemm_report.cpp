@@ -1,5 +1,5 @@
-// How gemm results are shown (see gemm_report.hpp). "ours" is Tessera on the record's
-// backend, "anchor" is OpenBLAS; the ratio is ours / anchor in GFLOP/s (above 1: faster).
+// How gemm results are shown (see gemm_report.hpp). "anchor" is OpenBLAS, "blis" BLIS; a
+// ratio is Tessera / that anchor in GFLOP/s, peak% is Tessera over the measured peak.
 #include "gemm_report.hpp"
 
 #include "backend_names.hpp"
@@ -9,6 +9,18 @@ namespace {
 
 std::string routine(const GemmRecord &r) {
     return std::string(precision_letter(r.precision)) + "gemm";
+}
+
+// "NN", or "NT row" for a row-major product.
+std::string op_text(const GemmRecord &r) {
+    return r.ops.text() + (r.layout == TSR_ROW_MAJOR ? " row" : "");
+}
+
+void optional_number(JsonWriter &json, const std::optional<double> &v) {
+    if (v)
+        json.value(*v);
+    else
+        json.null();
 }
 
 void write_side(JsonWriter &json, const std::optional<SideResult> &side) {
@@ -22,22 +34,27 @@ void write_side(JsonWriter &json, const std::optional<SideResult> &side) {
     json.field("max_s", side->seconds.max).field("mean_s", side->seconds.mean);
     json.field("mad_s", side->seconds.mad).field("gflops", side->gflops);
     json.field("rel_error", side->error);
+    json.key("peak_fraction");
+    optional_number(json, side->peak_fraction);
     json.end_object();
+}
+
+std::vector<Column> table_columns(const GemmColumns &c) {
+    std::vector<Column> cols{{"shape", 14, true}, {"op", 6, true},           {"routine", 7, true},
+                             {"backend", 9, true}, {"reps", 5},              {"Tessera GF/s", 12}};
+    if (c.openblas) cols.insert(cols.end(), {{"OpenBLAS GF/s", 13}, {"ratio", 6}});
+    if (c.blis) cols.insert(cols.end(), {{"BLIS GF/s", 9}, {"ratio", 6}});
+    if (c.peak) cols.push_back({"peak%", 5});
+    cols.push_back({"Tessera err", 11});
+    if (c.openblas) cols.push_back({"OpenBLAS err", 12});
+    if (c.blis) cols.push_back({"BLIS err", 8});
+    return cols;
 }
 
 } // namespace
 
-GemmTable::GemmTable(std::ostream &out)
-    : table_(out, {{"shape", 16, true},
-                   {"routine", 7, true},
-                   {"backend", 9, true},
-                   {"reps", 5},
-                   {"Tessera GF/s", 12},
-                   {"OpenBLAS GF/s", 13},
-                   {"ratio", 6},
-                   {"Tessera err", 11},
-                   {"OpenBLAS err", 12}}),
-      out_(out) {}
+GemmTable::GemmTable(std::ostream &out, GemmColumns columns)
+    : columns_(columns), table_(out, table_columns(columns)), out_(out) {}
 
 void GemmTable::header() {
     table_.header();
@@ -50,19 +67,29 @@ void GemmTable::row(const GemmRecord &r) {
                         " skipped: " + r.message + ")");
         return;
     }
-    std::vector<std::string> cells{r.shape.text(), routine(r), backend_name(r.backend)};
+    std::vector<std::string> cells{r.shape.text(), op_text(r), routine(r), backend_name(r.backend)};
     if (r.status != "ok") {
         cells.push_back("");
         table_.row(cells);
         table_.note("  FAILED: " + r.message);
         return;
     }
+    auto gflops = [](const std::optional<SideResult> &s) {
+        return s ? significant(s->gflops) : std::string("-");
+    };
+    auto error = [](const std::optional<SideResult> &s) {
+        return s ? scientific(s->error, 1) : std::string("-");
+    };
+    auto ratio = [](const std::optional<double> &v) { return v ? significant(*v) : "-"; };
     cells.push_back(std::to_string(r.ours->seconds.count));
-    cells.push_back(significant(r.ours->gflops));
-    cells.push_back(r.anchor ? significant(r.anchor->gflops) : "-");
-    cells.push_back(r.ratio ? significant(*r.ratio) : "-");
-    cells.push_back(scientific(r.ours->error, 1));
-    cells.push_back(r.anchor ? scientific(r.anchor->error, 1) : "-");
+    cells.push_back(gflops(r.ours));
+    if (columns_.openblas) cells.insert(cells.end(), {gflops(r.anchor), ratio(r.ratio)});
+    if (columns_.blis) cells.insert(cells.end(), {gflops(r.blis), ratio(r.ratio_blis)});
+    if (columns_.peak)
+        cells.push_back(r.ours->peak_fraction ? significant(100 * *r.ours->peak_fraction) : "-");
+    cells.push_back(error(r.ours));
+    if (columns_.openblas) cells.push_back(error(r.anchor));
+    if (columns_.blis) cells.push_back(error(r.blis));
     table_.row(cells);
 }
 
@@ -71,7 +98,8 @@ void write_gemm_record(JsonWriter &json, const GemmRecord &r) {
     json.field("benchmark", "gemm").field("routine", routine(r));
     json.field("dtype", precision_letter(r.precision));
     json.field("m", r.shape.m).field("n", r.shape.n).field("k", r.shape.k);
-    json.field("layout", "col").field("transa", "N").field("transb", "N");
+    json.field("layout", layout_name(r.layout));
+    json.field("transa", r.ops.text().substr(0, 1)).field("transb", r.ops.text().substr(1, 1));
     json.field("alpha", r.alpha).field("beta", r.beta);
     json.field("backend", backend_name(r.backend)).field("threads", r.threads);
     json.field("flops", r.shape.flops());
@@ -83,11 +111,16 @@ void write_gemm_record(JsonWriter &json, const GemmRecord &r) {
         write_side(json, r.ours);
         json.key("anchor");
         write_side(json, r.anchor);
+        json.key("blis");
+        write_side(json, r.blis);
         json.key("ratio");
-        if (r.ratio)
-            json.value(*r.ratio);
-        else
-            json.null();
+        optional_number(json, r.ratio);
+        json.key("ratio_blis");
+        optional_number(json, r.ratio_blis);
+        json.key("peak_gflops");
+        optional_number(json, r.peak_gflops);
+        json.key("peak_fraction");
+        optional_number(json, r.ours ? r.ours->peak_fraction : std::nullopt);
     }
     json.end_object();
 }

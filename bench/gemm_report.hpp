@@ -12,14 +12,21 @@
 
 namespace tessera::bench {
 
+// Which columns the table has: an anchor's columns only when it was loaded, peak% only when
+// the peak was measured.
+struct GemmColumns {
+    bool openblas = true, blis = true, peak = true;
+};
+
 class GemmTable {
 public:
-    explicit GemmTable(std::ostream &out);
+    GemmTable(std::ostream &out, GemmColumns columns);
     void header();
     // One row; an unavailable backend gets one note the first time, then nothing.
     void row(const GemmRecord &record);
 
 private:
+    GemmColumns columns_;
     Table table_;
     std::ostream &out_;
     std::set<tsr_backend> said_unavailable_;

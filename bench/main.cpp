@@ -1,5 +1,5 @@
-// tessera-bench: side-by-side speed and accuracy of Tessera against OpenBLAS. main() picks
-// the subcommand (gemm by default) and turns errors into exit statuses (2: bad usage).
+// tessera-bench: Tessera's speed and accuracy next to OpenBLAS and BLIS, and the peak FLOP
+// rate. main() picks the subcommand (gemm by default) and maps errors to exit statuses.
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -7,6 +7,8 @@
 
 #include "args.hpp"
 #include "gemm_command.hpp"
+#include "peak_command.hpp"
+#include "spmv_command.hpp"
 
 namespace {
 
@@ -18,9 +20,11 @@ struct Subcommand {
     int (*run)(ArgCursor &args);
 };
 
-// Add a line here for each new subcommand (spmv, peak, ...); the first one is the default.
+// Add a line here for each new subcommand (spmv, ...); the first one is the default.
 constexpr Subcommand kSubcommands[] = {
     {"gemm", tessera::bench::run_gemm_command},
+    {"peak", tessera::bench::run_peak_command},
+    {"spmv", tessera::bench::run_spmv_command},
 };
 
 } // namespace

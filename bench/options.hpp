@@ -1,5 +1,5 @@
-// Options every tessera-bench subcommand understands: threads, repetitions, minimum time,
-// JSON output, quick mode, seed and the anchor library. Subcommands add their own on top.
+// Options every tessera-bench subcommand understands: threads, repetitions, times, JSON,
+// quick mode, seed, the anchor libraries and the peak measurement.
 #pragma once
 
 #include <cstdint>
@@ -19,15 +19,20 @@ struct CommonOptions {
     bool quick = false;    // smaller default shapes and a shorter minimum time
     bool help = false;
     std::uint64_t seed = 42;         // random data and sampled reference entries
-    std::string anchor = "openblas"; // "openblas" or "none"
+    bool anchor_openblas = true;     // --anchor: which anchors to load (both by default;
+    bool anchor_blis = true;         // a missing one is noted and the run goes on)
     std::string openblas_path;       // "" = libopenblas.so.0 from the loader's search path
+    std::string blis_path;           // "" = libblis.so.4 from the search path or Debian's
+    double peak_time = -1;           // seconds per peak measurement; 0: none; < 0: automatic
 };
 
 // Consumes one common option at the cursor; false when the argument is not one of them.
 bool parse_common_option(ArgCursor &args, CommonOptions &options);
-// Settings that depend on several options (quick mode's shorter minimum time).
+// Settings that depend on several options (quick mode's shorter minimum and peak times).
 void finish_common_options(CommonOptions &options);
 // Help text for the common options, one per line, indented by two spaces.
 const char *common_options_help();
+// "openblas,blis", "openblas", "blis" or "none": the anchors asked for.
+std::string anchors_text(const CommonOptions &options);
 
 } // namespace tessera::bench

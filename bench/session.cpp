@@ -10,6 +10,9 @@
 
 #include <tessera/tessera.h>
 
+#include "peak_report.hpp"
+#include "timing.hpp"
+
 namespace tessera::bench {
 namespace {
 
@@ -40,8 +43,17 @@ Session open_session(const CommonOptions &options) {
         s.threads_origin = "all cores";
     }
 
-    if (options.anchor == "none") {
-        s.anchor_note = "no anchor (--anchor none)";
+    // BLIS first: it probes its configuration in a forked child, best done before
+    // OpenBLAS starts its thread pool.
+    if (!options.anchor_blis) {
+        s.blis_note = "not asked for (--anchor " + anchors_text(options) + ")";
+    } else {
+        std::string why;
+        s.blis = Blis::load(options.blis_path, s.threads, &why);
+        if (!s.blis) s.blis_note = "BLIS could not be loaded (" + why + "): running without it";
+    }
+    if (!options.anchor_openblas) {
+        s.anchor_note = "not asked for (--anchor " + anchors_text(options) + ")";
     } else {
         std::string why;
         s.openblas = OpenBlas::load(options.openblas_path, &why);
@@ -49,9 +61,24 @@ Session open_session(const CommonOptions &options) {
             s.openblas->set_num_threads(s.threads);
         else
             s.anchor_note =
-                "OpenBLAS could not be loaded (" + why + "): running without the anchor";
+                "OpenBLAS could not be loaded (" + why + "): running without it";
     }
     return s;
+}
+
+void measure_session_peak(Session &s, const CommonOptions &options) {
+    s.peak.reset();
+    if (options.peak_time <= 0) {
+        s.peak_note = "not measured (--peak-time 0)";
+        return;
+    }
+    PeakTable table = measure_peak(s.threads, options.peak_time);
+    if (table.items.empty()) {
+        s.peak_note = "not measured: this CPU has neither AVX-512 nor AVX2+FMA";
+        return;
+    }
+    s.peak = std::move(table);
+    idle_for(0.05); // the peak's OpenMP team stops spinning before anything is timed
 }
 
 void print_session(std::ostream &out, const Session &s) {
@@ -59,7 +86,11 @@ void print_session(std::ostream &out, const Session &s) {
     out << "CPU: " << s.machine.cpu_model << ", " << s.machine.logical_cpus << " logical CPUs ("
         << s.machine.cpu_features << ")\n";
     out << "threads: " << s.threads << " (" << s.threads_origin << "), for Tessera"
-        << (s.openblas ? " and OpenBLAS" : "") << '\n';
+        << (s.openblas && s.blis ? ", OpenBLAS and BLIS"
+            : s.openblas         ? " and OpenBLAS"
+            : s.blis             ? " and BLIS"
+                                 : "")
+        << '\n';
     if (s.openblas) {
         const OpenBlas &o = *s.openblas;
         out << "OpenBLAS: core " << o.corename()
@@ -68,8 +99,20 @@ void print_session(std::ostream &out, const Session &s) {
         out << "OpenBLAS: " << o.config() << " [" << o.path() << "]\n";
         if (!o.warning().empty()) out << "warning: " << o.warning() << '\n';
     } else {
-        out << "anchor: " << s.anchor_note << '\n';
+        out << "OpenBLAS: " << s.anchor_note << '\n';
     }
+    if (s.blis) {
+        const Blis &b = *s.blis;
+        out << "BLIS: " << b.description() << ", threads " << b.threads_set() << '\n';
+        out << "BLIS: configuration " << b.arch_origin() << " [" << b.path() << "]\n";
+        if (!b.warning().empty()) out << "warning: " << b.warning() << '\n';
+    } else {
+        out << "BLIS: " << s.blis_note << '\n';
+    }
+    if (s.peak)
+        print_peak_banner(out, *s.peak, s.threads);
+    else if (!s.peak_note.empty())
+        out << "peak:   " << s.peak_note << '\n';
     out.flush();
 }
 

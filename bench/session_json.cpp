@@ -1,8 +1,10 @@
 // The JSON description of a session (see session_json.hpp). Field names are part of the
-// format that plot scripts read: add fields freely, rename none.
+// format that plot scripts read: add fields freely, rename none ("anchor" stays OpenBLAS).
 #include "session_json.hpp"
 
 #include <tessera/tessera.h>
+
+#include "peak_report.hpp"
 
 namespace tessera::bench {
 
@@ -37,9 +39,31 @@ void write_session_json(JsonWriter &json, const Session &s, const CommonOptions 
     }
     json.end_object();
 
+    json.key("blis").begin_object();
+    if (s.blis) {
+        const Blis &b = *s.blis;
+        json.field("name", "blis").field("path", b.path()).field("version", b.version());
+        json.field("arch", b.arch()).field("arch_origin", b.arch_origin());
+        json.field("threading", b.threading()).field("blas_int_bits", b.blas_int_bits());
+        json.field("threads", b.threads_set()).field("config", b.description());
+        if (!b.warning().empty()) json.field("warning", b.warning());
+    } else {
+        json.key("name").null().field("note", s.blis_note);
+    }
+    json.end_object();
+
+    json.key("anchors").begin_array();
+    if (s.openblas) json.value("openblas");
+    if (s.blis) json.value("blis");
+    json.end_array();
+
+    json.key("peak");
+    write_peak_json(json, s.peak, s.threads, s.peak_note);
+
     json.key("settings").begin_object();
     json.field("min_reps", options.min_reps).field("min_time_s", options.min_time);
     json.field("quick", options.quick).field("seed", options.seed);
+    json.field("anchors_requested", anchors_text(options)).field("peak_time_s", options.peak_time);
     json.end_object();
 }
 

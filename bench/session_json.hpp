@@ -10,8 +10,8 @@
 
 namespace tessera::bench {
 
-// Writes "tool", "command", "machine", "threads", "anchor" and "settings" members into
-// the object the writer is in.
+// Writes "tool", "machine", "threads", "anchor" (OpenBLAS), "blis", "anchors", "peak" and
+// "settings" members into the object the writer is in.
 void write_session_json(JsonWriter &json, const Session &session, const CommonOptions &options,
                         std::string_view command);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds Tessera (Release) and runs every CTest
-# test (unit, ABI, install, BLAS conformance). Extra arguments go to ctest.
+# test (unit, ABI and drop-in, install, conformance, Python and Fortran bindings); args go to ctest.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/deps.sh"

@@ -1,4 +1,4 @@
-/* Tessera public C API: handles, backend selection and dense matrix products.
+/* Tessera public C API: handles, backend selection, dense matrix products and sparse products.
  * The one header a user includes; every function is extern "C" and never throws. */
 #ifndef TESSERA_TESSERA_H
 #define TESSERA_TESSERA_H
@@ -28,9 +28,10 @@ extern "C" {
  * @file tessera.h
  * @brief The Tessera C API.
  *
- * Tessera computes dense matrix products C = alpha·op(A)·op(B) + beta·C with its own
- * kernels on a CPU backend (OpenMP threads, SIMD micro-kernels), a reference backend
- * (plain loops) and, where the plugin is present, a CUDA backend.
+ * Tessera computes dense matrix products C = alpha·op(A)·op(B) + beta·C and sparse
+ * matrix-vector products y = alpha·op(A)·x + beta·y with its own kernels on a CPU backend
+ * (OpenMP threads, SIMD micro-kernels), a reference backend (plain loops) and, where the
+ * plugin is present, a CUDA backend.
  *
  * Every function returns a ::tsr_status (unless shown otherwise), never throws, and
  * leaves its outputs untouched when it fails. The text of the last failure on the
@@ -72,6 +73,27 @@ typedef enum TSR_ENUM_BASE { TSR_OP_N = 111, TSR_OP_T = 112, TSR_OP_C = 113 } ts
 
 /** Element type. */
 typedef enum TSR_ENUM_BASE { TSR_F32 = 0, TSR_F64 } tsr_dtype;
+
+/** An opaque sparse matrix: the library's own copy of the arrays given to
+ *  tsr_sparse_create_csr() or tsr_sparse_create_coo(), in the format chosen by
+ *  tsr_sparse_optimize(). */
+typedef struct tsr_sparse_matrix *tsr_sparse;
+
+/** Integer type of the index arrays of a sparse matrix. */
+typedef enum TSR_ENUM_BASE {
+    TSR_INDEX_I32 = 0, /**< int32_t indices */
+    TSR_INDEX_I64      /**< int64_t indices */
+} tsr_index_type;
+
+/** Storage format of a sparse matrix (docs/formats.md describes each and the automatic choice). */
+typedef enum TSR_ENUM_BASE {
+    TSR_FORMAT_AUTO = 0, /**< chosen by the library from the matrix's structure */
+    TSR_FORMAT_CSR,      /**< compressed sparse rows */
+    TSR_FORMAT_COO,      /**< coordinates, sorted by row */
+    TSR_FORMAT_ELL,      /**< ELLPACK: rows padded to the longest, stored column-major */
+    TSR_FORMAT_DIA,      /**< diagonals */
+    TSR_FORMAT_HYB       /**< ELL for the first entries of each row, COO for the rest */
+} tsr_format;
 
 /** @name Library information */
 /**@{*/
@@ -116,6 +138,21 @@ TSR_API tsr_status tsr_backend_available(tsr_backend backend, int *available);
 /** Sets the number of CPU threads for the handle's calls (>= 1). A call made from inside
  *  an OpenMP parallel region always runs on one thread. */
 TSR_API tsr_status tsr_set_num_threads(tsr_handle handle, int num_threads);
+
+/** Opts the handle's CPU products into Strassen's method (off by default).
+ *
+ *  With @p levels = 1 or 2, large products whose three sizes are at least
+ *  2^levels · @p min_block use one or two levels of Strassen's recursion (7 or 49 products
+ *  of blocks instead of 8 or 64) over the packed CPU kernel; smaller ones, and the rows,
+ *  columns and depth left over when a size is not divisible by 2^levels, run classically.
+ *  Strassen's result is accurate in norm, not element by element: see docs/accuracy.md
+ *  for the bound. `TESSERA_STRASSEN=1|2` sets the levels of new handles.
+ *  @param handle the handle.
+ *  @param levels 0 (classical), 1 or 2.
+ *  @param min_block the smallest block size a split may produce (>= 1); 0 means the
+ *                   default, 1024.
+ *  @return ::TSR_ERR_INVALID_ARGUMENT for other values. */
+TSR_API tsr_status tsr_set_strassen(tsr_handle handle, int levels, int64_t min_block);
 
 /** Sets the CUDA stream (a cudaStream_t) the handle's CUDA calls are ordered on.
  *  Returns ::TSR_ERR_BACKEND_UNAVAILABLE when the CUDA backend cannot run here. */
@@ -175,6 +212,131 @@ TSR_API tsr_status tsr_dgemm(tsr_handle handle, tsr_layout layout, tsr_op transa
                              int64_t m, int64_t n, int64_t k, double alpha, const double *A,
                              int64_t lda, const double *B, int64_t ldb, double beta, double *C,
                              int64_t ldc);
+
+/**@}*/
+
+/** @name Sparse matrices and products */
+/**@{*/
+
+/**
+ * Creates a sparse matrix from CSR arrays (0-based). The library copies the arrays; the caller
+ * may free them on return. Columns may be unsorted inside a row and a row may repeat a
+ * column (the values are summed); empty rows and 0×n or n×0 matrices are fine.
+ *
+ * The input is checked, and the first fault is named by tsr_last_error(): a negative size,
+ * a NULL array while nnz > 0, `row_ptr[0] != 0`, `row_ptr` decreasing, `row_ptr[rows] != nnz`,
+ * a column index outside `[0, cols)`, sizes beyond 32-bit indices for `TSR_INDEX_I32`.
+ *
+ * The matrix is held as CSR until tsr_sparse_optimize() chooses another format.
+ *
+ * @param handle a handle from tsr_create(), or NULL for the default handle.
+ * @param[out] matrix receives the new matrix; untouched on failure.
+ * @param dtype `TSR_F32` or `TSR_F64`: the type of @p values and of the products' vectors.
+ * @param itype `TSR_INDEX_I32` (int32_t arrays) or `TSR_INDEX_I64` (int64_t arrays).
+ * @param rows rows of the matrix (>= 0).
+ * @param cols columns of the matrix (>= 0).
+ * @param nnz stored entries (>= 0), the length of @p col_idx and @p values.
+ * @param row_ptr rows + 1 offsets: row i holds entries row_ptr[i] to row_ptr[i+1] - 1. May be
+ *                NULL when nnz == 0 (a matrix of zeros).
+ * @param col_idx nnz column indices; may be NULL when nnz == 0.
+ * @param values nnz values of type @p dtype; may be NULL when nnz == 0.
+ * @return ::TSR_ERR_INVALID_ARGUMENT for a bad argument, ::TSR_ERR_OUT_OF_MEMORY when the
+ *         copy cannot be made.
+ */
+TSR_API tsr_status tsr_sparse_create_csr(tsr_handle handle, tsr_sparse *matrix, tsr_dtype dtype,
+                                         tsr_index_type itype, int64_t rows, int64_t cols,
+                                         int64_t nnz, const void *row_ptr, const void *col_idx,
+                                         const void *values);
+
+/**
+ * Creates a sparse matrix from coordinate (COO) arrays (0-based), in any order. Duplicate
+ * coordinates are summed. The library copies the arrays. The checks are those of
+ * tsr_sparse_create_csr(), with every row index inside `[0, rows)`.
+ *
+ * @param handle a handle from tsr_create(), or NULL for the default handle.
+ * @param[out] matrix receives the new matrix; untouched on failure.
+ * @param dtype `TSR_F32` or `TSR_F64`.
+ * @param itype `TSR_INDEX_I32` or `TSR_INDEX_I64`: the type of @p row_idx and @p col_idx.
+ * @param rows rows of the matrix (>= 0).
+ * @param cols columns of the matrix (>= 0).
+ * @param nnz number of coordinates (>= 0).
+ * @param row_idx nnz row indices; may be NULL when nnz == 0.
+ * @param col_idx nnz column indices; may be NULL when nnz == 0.
+ * @param values nnz values of type @p dtype; may be NULL when nnz == 0.
+ * @return ::TSR_ERR_INVALID_ARGUMENT for a bad argument, ::TSR_ERR_OUT_OF_MEMORY when the
+ *         copy cannot be made.
+ */
+TSR_API tsr_status tsr_sparse_create_coo(tsr_handle handle, tsr_sparse *matrix, tsr_dtype dtype,
+                                         tsr_index_type itype, int64_t rows, int64_t cols,
+                                         int64_t nnz, const void *row_idx, const void *col_idx,
+                                         const void *values);
+
+/**
+ * Chooses the storage format the matrix's products use and converts it, for the handle's
+ * backend. `TSR_FORMAT_AUTO` analyses the structure (row lengths, their spread, the number
+ * and fill of the diagonals) and picks the format expected to be fastest; with
+ * `TESSERA_VERBOSE=1` the choice and its reason are printed. A named format is used as
+ * asked, except that ELL and DIA are refused with ::TSR_ERR_NOT_SUPPORTED when they would
+ * store more than 8 × nnz slots (values plus padding); the matrix then keeps its format.
+ * May be called again; must not run while products on the same matrix are running.
+ *
+ * @param handle a handle from tsr_create(), or NULL for the default handle; its backend
+ *               decides the rules of the automatic choice.
+ * @param matrix the matrix.
+ * @param format `TSR_FORMAT_AUTO` or a named format.
+ * @return ::TSR_ERR_NOT_SUPPORTED when the format would be mostly padding,
+ *         ::TSR_ERR_OUT_OF_MEMORY when the conversion cannot be stored.
+ */
+TSR_API tsr_status tsr_sparse_optimize(tsr_handle handle, tsr_sparse matrix, tsr_format format);
+
+/**
+ * The format the matrix's products use: `TSR_FORMAT_CSR` after create, then what
+ * tsr_sparse_optimize() chose (never `TSR_FORMAT_AUTO`).
+ * @param matrix the matrix.
+ * @param[out] format receives the format.
+ */
+TSR_API tsr_status tsr_sparse_get_format(tsr_sparse matrix, tsr_format *format);
+
+/**
+ * Destroys a matrix. No product may be running on it.
+ * @param matrix the matrix; NULL is invalid.
+ */
+TSR_API tsr_status tsr_sparse_destroy(tsr_sparse matrix);
+
+/**
+ * y = alpha·op(A)·x + beta·y for a sparse A of type `TSR_F32`.
+ *
+ * op(A) is A (`TSR_OP_N`: x has cols entries, y has rows) or its transpose (`TSR_OP_T`, or
+ * `TSR_OP_C` which is the same for real types: x has rows entries, y has cols).
+ *
+ * - When `alpha == 0`, A and x are not read: y = beta·y.
+ * - When `beta == 0`, y is not read, so NaN or Inf in y do not survive.
+ * - Returns at once when op(A) has no rows, or when `alpha == 0 && beta == 1`.
+ *
+ * Products on one matrix may run from many threads at once.
+ *
+ * @param handle a handle from tsr_create(), or NULL for the default handle.
+ * @param op `TSR_OP_N`, `TSR_OP_T` or `TSR_OP_C`.
+ * @param alpha scale of the product.
+ * @param A the matrix, of type `TSR_F32`.
+ * @param x the input vector; not read when alpha == 0 or A has no entries (may then be NULL).
+ * @param beta scale of y on input; y is not read when beta == 0.
+ * @param y the output vector, overwritten; must not overlap x.
+ * @return ::TSR_ERR_INVALID_ARGUMENT for a bad op, a NULL pointer or a matrix of another type.
+ */
+TSR_API tsr_status tsr_sspmv(tsr_handle handle, tsr_op op, float alpha, tsr_sparse A,
+                             const float *x, float beta, float *y);
+
+/**
+ * y = alpha·op(A)·x + beta·y for a sparse A of type `TSR_F64`; the rules are those of
+ * tsr_sspmv() with double in place of float.
+ * @param handle see tsr_sspmv() @param op see tsr_sspmv() @param alpha see tsr_sspmv()
+ * @param A the matrix, of type `TSR_F64`. @param x see tsr_sspmv()
+ * @param beta see tsr_sspmv() @param y see tsr_sspmv()
+ * @return as tsr_sspmv().
+ */
+TSR_API tsr_status tsr_dspmv(tsr_handle handle, tsr_op op, double alpha, tsr_sparse A,
+                             const double *x, double beta, double *y);
 
 /**@}*/
 

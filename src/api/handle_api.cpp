@@ -105,6 +105,22 @@ TSR_API tsr_status tsr_set_num_threads(tsr_handle handle, int num_threads) {
     });
 }
 
+TSR_API tsr_status tsr_set_strassen(tsr_handle handle, int levels, int64_t min_block) {
+    return guarded("tsr_set_strassen", [&] {
+        if (!handle) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_strassen: handle is NULL");
+        if (levels < 0 || levels > 2)
+            return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_strassen: levels = %d must be 0, 1 or 2",
+                        levels);
+        if (min_block < 0)
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "tsr_set_strassen: min_block = %lld must be >= 0 (0: the default, 1024)",
+                        (long long)min_block);
+        handle->strassen_levels = levels;
+        handle->strassen_min_block = min_block == 0 ? 1024 : min_block;
+        return TSR_SUCCESS;
+    });
+}
+
 TSR_API tsr_status tsr_set_cuda_stream(tsr_handle handle, void *cuda_stream) {
     return guarded("tsr_set_cuda_stream", [&] {
         if (!handle) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_cuda_stream: handle is NULL");

@@ -20,4 +20,28 @@ void log_gemm(const GemmTrace &t, const char *backend, const char *why, int thre
     std::fputs(line, stderr);
 }
 
+void log_spmv(const SpmvTrace &t, const char *backend, const char *why, int threads,
+              double seconds) {
+    double gflops = seconds > 0 ? 2.0 * double(t.nnz) / seconds * 1e-9 : 0.0;
+    char line[360];
+    std::snprintf(line, sizeof line,
+                  "tessera: %s %c rows=%lld cols=%lld nnz=%lld format=%s/%s backend=%s threads=%d "
+                  "time=%.3es %.2f GFLOP/s%s%s%s\n",
+                  t.routine, t.op, (long long)t.rows, (long long)t.cols, (long long)t.nnz, t.format,
+                  t.kernel, backend, threads, seconds, gflops, why ? " (" : "", why ? why : "",
+                  why ? ")" : "");
+    std::fputs(line, stderr);
+}
+
+void log_sparse_optimize(const SpmvTrace &t, const char *requested, const char *backend,
+                         const char *reason, double seconds) {
+    char line[480];
+    std::snprintf(line, sizeof line,
+                  "tessera: sparse_optimize rows=%lld cols=%lld nnz=%lld requested=%s format=%s/%s "
+                  "backend=%s time=%.3es (%s)\n",
+                  (long long)t.rows, (long long)t.cols, (long long)t.nnz, requested, t.format,
+                  t.kernel, backend, seconds, reason ? reason : "");
+    std::fputs(line, stderr);
+}
+
 } // namespace tessera::core

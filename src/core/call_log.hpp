@@ -1,5 +1,5 @@
 // The TESSERA_VERBOSE=1 call log: one line per call on stderr with routine, layout, ops,
-// sizes, backend, threads, seconds and GFLOP/s.
+// sizes, backend, threads, seconds and GFLOP/s (and for sparse calls the format).
 #pragma once
 
 #include "core/dispatch.hpp"
@@ -8,5 +8,19 @@ namespace tessera::core {
 
 void log_gemm(const GemmTrace &trace, const char *backend, const char *why, int threads,
               double seconds);
+
+// A sparse product as the user called it, and the format and kernel it ran with.
+struct SpmvTrace {
+    const char *routine; // "sspmv", "dspmv"
+    char op;             // 'N', 'T' or 'C'
+    int64_t rows, cols, nnz;
+    const char *format, *kernel;
+};
+void log_spmv(const SpmvTrace &trace, const char *backend, const char *why, int threads,
+              double seconds);
+
+// A tsr_sparse_optimize: what was asked, what was chosen and why.
+void log_sparse_optimize(const SpmvTrace &matrix, const char *requested, const char *backend,
+                         const char *reason, double seconds);
 
 } // namespace tessera::core

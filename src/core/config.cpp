@@ -77,6 +77,13 @@ Config read_environment() {
             warn("TESSERA_CUDA_DEVICE", v, "a device ordinal >= 0", "device 0");
         }
     }
+    if (const char *v = env("TESSERA_STRASSEN")) {
+        if (!parse_int(v, 0, 2, &c.strassen_levels)) {
+            c.strassen_levels = 0;
+            warn("TESSERA_STRASSEN", v, "0, 1 or 2 (levels of Strassen's method)", "0 (off)");
+        }
+    }
+
     if (const char *v = env("TESSERA_CPU_ISA")) {
         if (!strcasecmp(v, "auto")) c.cpu_isa = "auto";
         else if (!strcasecmp(v, "avx512")) c.cpu_isa = "avx512";

@@ -42,12 +42,26 @@ tsr_backend environment_backend() {
 
 } // namespace
 
+// The handle's own CUDA state (its stream, pool and pinned buffers); without one, the plugin
+// runs the handle's calls on a state shared by the process.
+static tsr_status make_cuda_state(tsr_context *ctx) {
+    const BackendTable *cuda = cuda_backend(nullptr);
+    if (!cuda || !cuda->create_state) return TSR_SUCCESS;
+    tsr_status s = cuda->create_state(ctx->cuda_device, &ctx->cuda_state);
+    if (s != TSR_SUCCESS)
+        return fail(s, "tsr_set_backend: cannot set up the CUDA device: %s",
+                    cuda->last_error ? cuda->last_error() : "unknown reason");
+    return TSR_SUCCESS;
+}
+
 tsr_status create_context(tsr_context **out) {
     auto *ctx = new (std::nothrow) tsr_context;
     if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "tsr_create: out of memory");
     ctx->backend = environment_backend();
     ctx->num_threads = config().num_threads;
     ctx->cuda_device = config().cuda_device;
+    ctx->strassen_levels = config().strassen_levels;
+    if (ctx->backend == TSR_BACKEND_CUDA) (void)make_cuda_state(ctx); // else the shared state
     *out = ctx;
     return TSR_SUCCESS;
 }
@@ -65,6 +79,9 @@ tsr_status set_backend(tsr_context *ctx, tsr_backend backend) {
     if (!backend_available(backend, &why))
         return fail(TSR_ERR_BACKEND_UNAVAILABLE, "tsr_set_backend: backend %s is unavailable: %s",
                     backend_name(backend), why ? why : "unknown reason");
+    if (backend == TSR_BACKEND_CUDA && !ctx->cuda_state) {
+        if (tsr_status s = make_cuda_state(ctx); s != TSR_SUCCESS) return s;
+    }
     ctx->backend = backend;
     return TSR_SUCCESS;
 }

@@ -2,6 +2,9 @@
 // the single-thread rule inside OpenMP regions, and the verbose log with timing.
 #include "core/dispatch.hpp"
 
+#include <dlfcn.h>
+
+#include <atomic>
 #include <chrono>
 
 #include "core/call_log.hpp"
@@ -20,7 +23,24 @@ struct Choice {
     const char *why; // for the log; nullptr when the handle named the backend
 };
 
-Choice choose(const tsr_context *ctx) {
+// The CUDA table for an auto call, without starting CUDA for small calls in a process that
+// does not use it: the plugin is asked once a call is large, or once the process has the
+// CUDA driver loaded (only then can an operand be device memory).
+const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k) {
+    static std::atomic<bool> asked{false};
+    if (!asked.load(std::memory_order_relaxed)) {
+        const bool large = double(m) * double(n) * double(k) >= 256.0 * 256.0 * 256.0;
+        if (!large) {
+            void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+            if (!driver) return nullptr;
+            dlclose(driver);
+        }
+        asked.store(true, std::memory_order_relaxed);
+    }
+    return cuda_backend(nullptr);
+}
+
+template <typename T> Choice choose(const tsr_context *ctx, const GemmArgs<T> &args) {
     switch (ctx->backend) {
     case TSR_BACKEND_REFERENCE: return {&reference::backend(), nullptr, nullptr};
     case TSR_BACKEND_CUDA:
@@ -29,7 +49,14 @@ Choice choose(const tsr_context *ctx) {
     case TSR_BACKEND_CPU: return {&cpu::backend(), nullptr, nullptr};
     case TSR_BACKEND_AUTO: break;
     }
-    // Until the CUDA backend has a cost model, auto means the CPU.
+    // Auto: the CUDA backend when its operands are device memory or the product pays for the
+    // transfers (the backend's own estimate), else the CPU.
+    if (const BackendTable *cuda = auto_cuda(args.m, args.n, args.k); cuda && cuda->gemm_prefer) {
+        const bool product = args.alpha != T(0) && args.k > 0;
+        if (cuda->gemm_prefer(call_threads(ctx->num_threads), int(sizeof(T)), args.m, args.n, args.k,
+                              product ? args.A : nullptr, product ? args.B : nullptr, args.C))
+            return {cuda, ctx->cuda_state, "auto"};
+    }
     return {&cpu::backend(), nullptr, "auto"};
 }
 
@@ -53,13 +80,20 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
         return TSR_SUCCESS;
     }
 
-    Choice choice = choose(ctx);
-    ExecContext exec{call_threads(ctx->num_threads), choice.state};
+    Choice choice = choose(ctx, args);
+    ExecContext exec{call_threads(ctx->num_threads), choice.state, ctx->strassen_levels,
+                     ctx->strassen_min_block};
     auto run = entry<T>(*choice.table);
-    if (!verbose) return run(&exec, &args);
+    // A plugin keeps its failure detail to itself: carry it into this library's message.
+    auto detail = [&](tsr_status s) {
+        if (s != TSR_SUCCESS && choice.table->last_error)
+            return fail(s, "%s: %s", trace.routine, choice.table->last_error());
+        return s;
+    };
+    if (!verbose) return detail(run(&exec, &args));
 
     auto start = std::chrono::steady_clock::now();
-    tsr_status status = run(&exec, &args);
+    tsr_status status = detail(run(&exec, &args));
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     log_gemm(trace, choice.table->name, choice.why, exec.num_threads, took.count());
     return status;

@@ -11,6 +11,7 @@
 #include "cpu/isa.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/pack.hpp"
+#include "cpu/strassen.hpp"
 
 namespace tessera::cpu {
 
@@ -49,6 +50,51 @@ template <typename T> void scale_c(const core::GemmArgs<T> &g, int threads) {
 }
 
 // One MC×NC block of C from packed A (this thread's) and packed B (shared), tiles jr0..jr1.
+// How the threads share the work under one packed B panel: a grid of tm × tn threads, tm
+// over contiguous ranges of MR-row panels of C (each thread packs only its own rows of A),
+// tn over NR-column tiles (only when there are too few row panels for every thread).
+struct ThreadGrid {
+    int tm, tn;
+};
+
+ThreadGrid thread_grid(int threads, int64_t row_panels) {
+    for (int tm = threads; tm > 1; --tm)
+        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
+    return {1, threads};
+}
+
+// The same for one of Strassen's products: each tile is computed once and added, with its
+// sign, into every block of C the product belongs to (C was scaled by beta beforehand).
+template <typename T>
+void macro_kernel_sum(const MicroKernel<T> &uk, const core::GemmArgs<T> &g,
+                      const BlockTargets<T> &targets, const T *pa, const T *pb, int64_t ic,
+                      int64_t mc, int64_t jc, int64_t jr0, int64_t jr1, int64_t nc, int64_t kc) {
+    const int mr = uk.blocks.mr, nr = uk.blocks.nr;
+    alignas(64) T tile[32 * 32]; // mr, nr <= 32
+    T scale[4];
+    for (int t = 0; t < targets.count; ++t) scale[t] = g.alpha * targets.coef[t];
+    for (int64_t jr = jr0; jr < jr1; jr += nr) {
+        const int cols = int(std::min<int64_t>(nr, nc - jr));
+        const T *b = pb + (jr / nr) * kc * nr;
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int rows = int(std::min<int64_t>(mr, mc - ir));
+            if (rows == mr && cols == nr && uk.multi) {
+                T *c[4];
+                for (int t = 0; t < targets.count; ++t)
+                    c[t] = targets.ptr[t] + (ic + ir) + (jc + jr) * g.ldc;
+                uk.multi(kc, pa + (ir / mr) * kc * mr, b, targets.count, c, scale, g.ldc);
+                continue;
+            }
+            uk.run(kc, pa + (ir / mr) * kc * mr, b, tile, mr, T(1), T(0));
+            for (int t = 0; t < targets.count; ++t) {
+                T *c = targets.ptr[t] + (ic + ir) + (jc + jr) * g.ldc;
+                for (int j = 0; j < cols; ++j)
+                    for (int i = 0; i < rows; ++i) c[i + j * g.ldc] += scale[t] * tile[i + j * mr];
+            }
+        }
+    }
+}
+
 template <typename T>
 void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T *pa,
                   const T *pb, int64_t ic, int64_t mc, int64_t jc, int64_t jr0, int64_t jr1,
@@ -77,21 +123,11 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
     }
 }
 
-// How the threads share the work under one packed B panel: a grid of tm × tn threads, tm
-// over contiguous ranges of MR-row panels of C (each thread packs only its own rows of A),
-// tn over NR-column tiles (only when there are too few row panels for every thread).
-struct ThreadGrid {
-    int tm, tn;
-};
-
-ThreadGrid thread_grid(int threads, int64_t row_panels) {
-    for (int tm = threads; tm > 1; --tm)
-        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
-    return {1, threads};
-}
+} // namespace
 
 template <typename T>
-tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
+tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads,
+                        const Combination<T> *comb) {
     const Blocking &bs = uk.blocks;
     const int mr = bs.mr, nr = bs.nr;
     const int64_t row_panels = (g.m + mr - 1) / mr;
@@ -130,14 +166,27 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
                 const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
                 const T beta = pc == 0 ? g.beta : T(1);
 #pragma omp for schedule(static)
-                for (int64_t p = 0; p < panels; ++p)
-                    pack_b_panel(g, pc, kc, jc + p * nr, int(std::min<int64_t>(nr, nc - p * nr)),
-                                 nr, pb + p * kc * nr);
+                for (int64_t p = 0; p < panels; ++p) {
+                    const int cols = int(std::min<int64_t>(nr, nc - p * nr));
+                    T *dst = pb + p * kc * nr;
+                    if (!comb) {
+                        pack_b_panel(g, pc, kc, jc + p * nr, cols, nr, dst);
+                        continue;
+                    }
+                    pack_b_panel_sum(g, PackSources<T>{comb->b.count, comb->b.ptr, comb->b.coef},
+                                     pc, kc, jc + p * nr, cols, nr, dst);
+                }
                 // implicit barrier: B is packed
                 for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc) {
                     const int64_t mcur = std::min<int64_t>(mc, r1 - ic);
-                    pack_a(g, ic, mcur, pc, kc, mr, pa);
-                    macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
+                    if (!comb) {
+                        pack_a(g, ic, mcur, pc, kc, mr, pa);
+                        macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
+                        continue;
+                    }
+                    pack_a_sum(g, PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef}, ic,
+                               mcur, pc, kc, mr, pa);
+                    macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
                 }
 #pragma omp barrier
                 // every thread is done with B: it may be repacked
@@ -148,6 +197,14 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
         return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a packed A block");
     return TSR_SUCCESS;
 }
+
+template tsr_status gemm_blocked<float>(const MicroKernel<float> &, const core::GemmArgs<float> &,
+                                        int, const Combination<float> *);
+template tsr_status gemm_blocked<double>(const MicroKernel<double> &,
+                                         const core::GemmArgs<double> &, int,
+                                         const Combination<double> *);
+
+namespace {
 
 // Products up to this volume (m·n·k) skip packing altogether.
 constexpr double kDirectMaxVolume = 96.0 * 96.0 * 96.0;
@@ -215,7 +272,10 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
     }
     const MicroKernel<T> &uk = active_kernel<T>();
     if (prefer_direct(uk, *g)) return gemm_direct(uk, *g, threads);
-    return gemm_blocked(uk, *g, threads);
+    const int levels = strassen_levels_for(g->m, g->n, g->k, ctx->strassen_levels,
+                                           ctx->strassen_min_block);
+    if (levels > 0) return strassen_gemm(uk, *g, threads, levels);
+    return gemm_blocked<T>(uk, *g, threads, nullptr);
 }
 
 template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);

@@ -9,45 +9,128 @@
 
 namespace tessera::cpu {
 
-// op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows.
-template <typename T>
-void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
-            T *dst) {
+// op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows, with A at
+// `a` (the call's A, or a block of it). Accumulate: add coef·op(A) to what is packed already
+// (for sums of blocks, as Strassen's products need); the zero padding is left alone.
+template <typename T, bool Accumulate = false>
+void pack_a(const core::GemmArgs<T> &g, const T *a, int64_t i0, int64_t mc, int64_t p0,
+            int64_t kc, int mr, T *dst, T coef = T(1)) {
+    auto put = [coef](T &d, T v) {
+        if constexpr (Accumulate) d += coef * v;
+        else d = v;
+    };
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const int rows = int(std::min<int64_t>(mr, mc - ir));
         if (!g.trans_a) { // column-major A: rows of a column are contiguous
             for (int64_t l = 0; l < kc; ++l) {
-                const T *src = g.A + (i0 + ir) + (p0 + l) * g.lda;
+                const T *src = a + (i0 + ir) + (p0 + l) * g.lda;
                 T *d = dst + l * mr;
-                for (int i = 0; i < rows; ++i) d[i] = src[i];
-                for (int i = rows; i < mr; ++i) d[i] = T(0);
+                for (int i = 0; i < rows; ++i) put(d[i], src[i]);
+                if constexpr (!Accumulate)
+                    for (int i = rows; i < mr; ++i) d[i] = T(0);
             }
         } else { // op(A) = A^T: element (i, l) is A[l + i*lda], contiguous in l
             for (int i = 0; i < rows; ++i) {
-                const T *src = g.A + (p0) + (i0 + ir + i) * g.lda;
-                for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = src[l];
+                const T *src = a + (p0) + (i0 + ir + i) * g.lda;
+                for (int64_t l = 0; l < kc; ++l) put(dst[l * mr + i], src[l]);
             }
-            for (int i = rows; i < mr; ++i)
-                for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
+            if constexpr (!Accumulate)
+                for (int i = rows; i < mr; ++i)
+                    for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
         }
     }
 }
 
-// One panel of op(B)[p0 : p0+kc, j0 : j0+cols] (cols <= nr) as kc rows × nr columns.
 template <typename T>
-void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int cols,
-                  int nr, T *dst) {
+void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
+            T *dst) {
+    pack_a<T, false>(g, g.A, i0, mc, p0, kc, mr, dst);
+}
+
+// One panel of op(B)[p0 : p0+kc, j0 : j0+cols] (cols <= nr) as kc rows × nr columns, with B
+// at `b`; Accumulate adds coef·op(B) as pack_a does.
+template <typename T, bool Accumulate = false>
+void pack_b_panel(const core::GemmArgs<T> &g, const T *b, int64_t p0, int64_t kc, int64_t j0,
+                  int cols, int nr, T *dst, T coef = T(1)) {
+    auto put = [coef](T &d, T v) {
+        if constexpr (Accumulate) d += coef * v;
+        else d = v;
+    };
     if (!g.trans_b) { // column-major B: element (l, j) is B[l + j*ldb], contiguous in l
         for (int j = 0; j < cols; ++j) {
-            const T *src = g.B + p0 + (j0 + j) * g.ldb;
-            for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = src[l];
+            const T *src = b + p0 + (j0 + j) * g.ldb;
+            for (int64_t l = 0; l < kc; ++l) put(dst[l * nr + j], src[l]);
         }
     } else { // op(B) = B^T: element (l, j) is B[j + l*ldb], contiguous in j
         for (int64_t l = 0; l < kc; ++l) {
-            const T *src = g.B + j0 + (p0 + l) * g.ldb;
-            for (int j = 0; j < cols; ++j) dst[l * nr + j] = src[j];
+            const T *src = b + j0 + (p0 + l) * g.ldb;
+            for (int j = 0; j < cols; ++j) put(dst[l * nr + j], src[j]);
         }
     }
+    if constexpr (!Accumulate)
+        for (int j = cols; j < nr; ++j)
+            for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = T(0);
+}
+
+template <typename T>
+void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int cols,
+                  int nr, T *dst) {
+    pack_b_panel<T, false>(g, g.B, p0, kc, j0, cols, nr, dst);
+}
+
+// Sums of up to four blocks of op(A) or op(B) packed in one pass (Strassen's operands):
+// element = Σ coef[t]·op(X_t)(i, l), padding zero as above.
+template <typename T> struct PackSources {
+    int count;
+    const T *const *ptr;
+    const T *coef;
+};
+
+// d[i·ds] = Σ_t coef[t]·src[t][off + i] (coef[0] = 1) for i < n, with the term count fixed per
+// loop so that each one vectorises.
+template <typename T>
+inline void combine(T *d, int64_t ds, const PackSources<T> &s, int64_t off, int64_t n) {
+    const T *x0 = s.ptr[0] + off;
+    const T *x1 = s.count > 1 ? s.ptr[1] + off : nullptr;
+    const T *x2 = s.count > 2 ? s.ptr[2] + off : nullptr;
+    const T *x3 = s.count > 3 ? s.ptr[3] + off : nullptr;
+    switch (s.count) {
+    case 1:
+        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i];
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + s.coef[1] * x1[i];
+        break;
+    case 3:
+        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + s.coef[1] * x1[i] + s.coef[2] * x2[i];
+        break;
+    default:
+        for (int64_t i = 0; i < n; ++i)
+            d[i * ds] = x0[i] + s.coef[1] * x1[i] + s.coef[2] * x2[i] + s.coef[3] * x3[i];
+    }
+}
+
+template <typename T>
+void pack_a_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t i0, int64_t mc,
+                int64_t p0, int64_t kc, int mr, T *dst) {
+    for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
+        const int rows = int(std::min<int64_t>(mr, mc - ir));
+        if (!g.trans_a)
+            for (int64_t l = 0; l < kc; ++l) combine(dst + l * mr, 1, s, (i0 + ir) + (p0 + l) * g.lda, rows);
+        else
+            for (int i = 0; i < rows; ++i) combine(dst + i, mr, s, p0 + (i0 + ir + i) * g.lda, kc);
+        for (int i = rows; i < mr; ++i)
+            for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
+    }
+}
+
+template <typename T>
+void pack_b_panel_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t p0, int64_t kc,
+                      int64_t j0, int cols, int nr, T *dst) {
+    if (!g.trans_b)
+        for (int j = 0; j < cols; ++j) combine(dst + j, nr, s, p0 + (j0 + j) * g.ldb, kc);
+    else
+        for (int64_t l = 0; l < kc; ++l) combine(dst + l * nr, 1, s, j0 + (p0 + l) * g.ldb, cols);
     for (int j = cols; j < nr; ++j)
         for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = T(0);
 }

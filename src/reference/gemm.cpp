@@ -26,9 +26,13 @@ template <typename T> tsr_status gemm(const core::ExecContext *, const core::Gem
 
 } // namespace
 
+// The sparse product (spmv.cpp); it needs no prepared data.
+template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::SpmvArgs<T> *a);
+
 const core::BackendTable &backend() {
     static const core::BackendTable table{core::kBackendAbiVersion, "reference", nullptr, nullptr,
-                                          nullptr, gemm<float>, gemm<double>, nullptr};
+                                          nullptr, gemm<float>, gemm<double>, nullptr,
+                                          nullptr, spmv<float>, spmv<double>, nullptr, nullptr};
     return table;
 }
 

@@ -27,11 +27,17 @@ template <typename T>
 using DirectGemmFn = void (*)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
                               const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc);
 
+// For Strassen's products: C_t[0:MR, 0:NR] += scale[t]·(a·b) for t < count (C_t read).
+template <typename T>
+using MultiKernelFn = void (*)(int64_t kc, const T *a, const T *b, int count, T *const *c,
+                               const T *scale, int64_t ldc);
+
 template <typename T> struct MicroKernel {
     const char *name; // "generic", "avx2", "avx512"
     MicroKernelFn<T> run;
     Blocking blocks;
-    DirectGemmFn<T> direct; // nullptr: this ISA always packs
+    DirectGemmFn<T> direct;  // nullptr: this ISA always packs
+    MultiKernelFn<T> multi;  // nullptr: tiles go through a buffer
 };
 
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.

@@ -1,0 +1,175 @@
+// cuBLAS and Tessera/cuda on the device: operands copied to device buffers before each timed
+// call (untimed), the call timed by CUDA events on the provider's stream, C copied back.
+#include "gemm_cublas.hpp"
+
+#ifdef TESSERA_BENCH_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#endif
+
+#include <stdexcept>
+
+namespace tessera::bench {
+
+#ifdef TESSERA_BENCH_HAVE_CUDA
+namespace {
+
+void check(cudaError_t e, const char *what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Device copies of one call's operands and the events that time it.
+class DeviceSide : public GemmProvider {
+  public:
+    DeviceSide() {
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+        check(cudaEventCreate(&start_), "event");
+        check(cudaEventCreate(&stop_), "event");
+    }
+    ~DeviceSide() override {
+        for (void *p : buf_) cudaFree(p);
+        cudaEventDestroy(start_), cudaEventDestroy(stop_), cudaStreamDestroy(stream_);
+    }
+    void gemm(const GemmCall<float> &c) override { (void)timed(c); }
+    void gemm(const GemmCall<double> &c) override { (void)timed(c); }
+    double timed_gemm(const GemmCall<float> &c) override { return timed(c); }
+    double timed_gemm(const GemmCall<double> &c) override { return timed(c); }
+
+  protected:
+    virtual void launch(const GemmCall<float> &c) = 0; // device pointers, column-major
+    virtual void launch(const GemmCall<double> &c) = 0;
+    cudaStream_t stream_ = nullptr;
+
+  private:
+    void *reserve(int slot, size_t bytes) {
+        if (bytes > size_[slot]) {
+            cudaFree(buf_[slot]);
+            buf_[slot] = nullptr, size_[slot] = 0;
+            check(cudaMalloc(&buf_[slot], bytes), "cudaMalloc");
+            size_[slot] = bytes;
+        }
+        return buf_[slot];
+    }
+    template <class T> double timed(const GemmCall<T> &call) {
+        GemmCall<T> c = as_column_major(call);
+        const int64_t ar = c.transa == TSR_OP_N ? c.m : c.k, ac = c.transa == TSR_OP_N ? c.k : c.m;
+        const int64_t br = c.transb == TSR_OP_N ? c.k : c.n, bc = c.transb == TSR_OP_N ? c.n : c.k;
+        const size_t sa = size_t(c.lda) * ac * sizeof(T), sb = size_t(c.ldb) * bc * sizeof(T),
+                     sc = size_t(c.ldc) * c.n * sizeof(T);
+        (void)ar, (void)br;
+        GemmCall<T> d = c;
+        d.A = static_cast<const T *>(reserve(0, sa));
+        d.B = static_cast<const T *>(reserve(1, sb));
+        d.C = static_cast<T *>(reserve(2, sc));
+        check(cudaMemcpy(const_cast<T *>(d.A), c.A, sa, cudaMemcpyHostToDevice), "copy A");
+        check(cudaMemcpy(const_cast<T *>(d.B), c.B, sb, cudaMemcpyHostToDevice), "copy B");
+        check(cudaMemcpy(d.C, c.C, sc, cudaMemcpyHostToDevice), "copy C");
+        check(cudaEventRecord(start_, stream_), "event");
+        launch(d);
+        check(cudaEventRecord(stop_, stream_), "event");
+        check(cudaEventSynchronize(stop_), "gemm");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start_, stop_), "event time");
+        check(cudaMemcpy(c.C, d.C, sc, cudaMemcpyDeviceToHost), "copy C back");
+        return double(ms) * 1e-3;
+    }
+    void *buf_[3] = {nullptr, nullptr, nullptr};
+    size_t size_[3] = {0, 0, 0};
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+cublasOperation_t op(tsr_op o) { return o == TSR_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+class CublasGemm final : public DeviceSide {
+  public:
+    CublasGemm() {
+        if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+        cublasSetStream(h_, stream_);
+        cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH); // no TF32: an FP32 product against FP32
+    }
+    ~CublasGemm() override { cublasDestroy(h_); }
+    std::string name() const override { return "cublas"; }
+
+  private:
+    void launch(const GemmCall<float> &c) override {
+        if (cublasSgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A, int(c.lda), c.B,
+                        int(c.ldb), &c.beta, c.C, int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
+            throw std::runtime_error("cublasSgemm failed");
+    }
+    void launch(const GemmCall<double> &c) override {
+        if (cublasDgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A, int(c.lda), c.B,
+                        int(c.ldb), &c.beta, c.C, int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
+            throw std::runtime_error("cublasDgemm failed");
+    }
+    cublasHandle_t h_ = nullptr;
+};
+
+class TesseraCudaGemm final : public DeviceSide {
+  public:
+    TesseraCudaGemm() {
+        if (tsr_create(&h_) != TSR_SUCCESS || tsr_set_backend(h_, TSR_BACKEND_CUDA) != TSR_SUCCESS ||
+            tsr_set_cuda_stream(h_, stream_) != TSR_SUCCESS)
+            throw std::runtime_error(tsr_last_error());
+    }
+    ~TesseraCudaGemm() override { tsr_destroy(h_); }
+    std::string name() const override { return "tessera/cuda"; }
+
+  private:
+    void launch(const GemmCall<float> &c) override {
+        if (tsr_sgemm(h_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda, c.B, c.ldb, c.beta,
+                      c.C, c.ldc) != TSR_SUCCESS)
+            throw std::runtime_error(tsr_last_error());
+    }
+    void launch(const GemmCall<double> &c) override {
+        if (tsr_dgemm(h_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda, c.B, c.ldb, c.beta,
+                      c.C, c.ldc) != TSR_SUCCESS)
+            throw std::runtime_error(tsr_last_error());
+    }
+    tsr_handle h_ = nullptr;
+};
+
+bool have_device(std::string *why_not) {
+    int n = 0;
+    if (cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess || n == 0) {
+        *why_not = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<GemmProvider> make_cublas_gemm(std::string *why_not) {
+    if (!have_device(why_not)) return nullptr;
+    try {
+        return std::make_unique<CublasGemm>();
+    } catch (const std::exception &e) {
+        *why_not = e.what();
+        return nullptr;
+    }
+}
+
+std::unique_ptr<GemmProvider> make_tessera_cuda_gemm(std::string *why_not) {
+    if (!have_device(why_not)) return nullptr;
+    try {
+        return std::make_unique<TesseraCudaGemm>();
+    } catch (const std::exception &e) {
+        *why_not = e.what();
+        return nullptr;
+    }
+}
+
+#else
+
+std::unique_ptr<GemmProvider> make_cublas_gemm(std::string *why_not) {
+    *why_not = "tessera-bench was built without CUDA";
+    return nullptr;
+}
+std::unique_ptr<GemmProvider> make_tessera_cuda_gemm(std::string *why_not) {
+    *why_not = "tessera-bench was built without CUDA";
+    return nullptr;
+}
+
+#endif
+
+} // namespace tessera::bench

@@ -1,0 +1,258 @@
+// One spmv record: the matrix in the value and index type asked for, a Tessera matrix per
+// format, Eigen on the same arrays, a check of each against the long double reference, then
+// all of them timed in turns (y = A·x or Aᵀ·x, alpha 1, beta 0).
+#include "spmv_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include <tessera/tessera.h>
+
+#include "matrix_market.hpp"
+#include "spmv_eigen.hpp"
+#include "spmv_stream.hpp"
+#include "timing.hpp"
+
+namespace tessera::bench {
+
+CsrMatrix load_input(const std::string &what, bool is_file, uint64_t seed) {
+    if (!is_file) return generate(what, seed);
+    const CooMatrix coo = read_matrix_market(what);
+    CsrMatrix m;
+    const size_t slash = what.find_last_of('/');
+    m.name = what.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (m.name.size() > 4 && m.name.substr(m.name.size() - 4) == ".mtx") m.name.resize(m.name.size() - 4);
+    m.rows = coo.rows;
+    m.cols = coo.cols;
+    std::vector<size_t> order(size_t(coo.nnz()));
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return coo.row[a] != coo.row[b] ? coo.row[a] < coo.row[b] : coo.col[a] < coo.col[b];
+    });
+    m.row_ptr.assign(size_t(m.rows) + 1, 0);
+    int64_t last_row = -1, last_col = -1;
+    for (size_t k : order) {
+        if (coo.row[k] == last_row && coo.col[k] == last_col) {
+            m.val.back() += coo.val[k]; // a duplicate: summed
+            continue;
+        }
+        last_row = coo.row[k];
+        last_col = coo.col[k];
+        m.col.push_back(coo.col[k]);
+        m.val.push_back(coo.val[k]);
+        ++m.row_ptr[size_t(coo.row[k]) + 1];
+    }
+    for (int64_t i = 0; i < m.rows; ++i) m.row_ptr[size_t(i) + 1] += m.row_ptr[size_t(i)];
+    return m;
+}
+
+const SpmvSide *SpmvRecord::side(const std::string &name) const {
+    for (const SpmvSide &s : sides)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+std::string SpmvRecord::best_format() const {
+    const SpmvSide *best = nullptr;
+    for (const SpmvSide &s : sides)
+        if (s.status == "ok" && s.name != "auto" && s.name != "eigen" && (!best || s.time.median < best->time.median))
+            best = &s;
+    return best ? best->name : "";
+}
+
+double SpmvRecord::auto_over_best() const {
+    const SpmvSide *a = side("auto");
+    const SpmvSide *b = side(best_format());
+    if (!a || !b || a->status != "ok") return 0;
+    return a->time.median / b->time.median;
+}
+
+double SpmvRecord::csr_over_eigen() const {
+    const SpmvSide *c = side("csr");
+    const SpmvSide *e = side("eigen");
+    if (!c || !e || c->status != "ok" || e->status != "ok") return 0;
+    return e->time.median / c->time.median;
+}
+
+namespace {
+
+tsr_format format_of(const std::string &name) {
+    static const std::map<std::string, tsr_format> formats = {
+        {"csr", TSR_FORMAT_CSR}, {"coo", TSR_FORMAT_COO}, {"ell", TSR_FORMAT_ELL},
+        {"dia", TSR_FORMAT_DIA}, {"hyb", TSR_FORMAT_HYB}, {"auto", TSR_FORMAT_AUTO}};
+    return formats.at(name);
+}
+
+const char *format_text(tsr_format f) {
+    switch (f) {
+    case TSR_FORMAT_CSR: return "csr";
+    case TSR_FORMAT_COO: return "coo";
+    case TSR_FORMAT_ELL: return "ell";
+    case TSR_FORMAT_DIA: return "dia";
+    case TSR_FORMAT_HYB: return "hyb";
+    default: return "auto";
+    }
+}
+
+// The matrix, vectors and Tessera objects of one record.
+template <typename V, typename I> struct Case {
+    const CsrMatrix &m;
+    bool trans;
+    std::vector<I> row_ptr, col;
+    std::vector<V> val, x;
+    std::vector<long double> ref, mag; // reference y and (|A||x|)
+    Case(const CsrMatrix &mat, bool t, uint64_t seed)
+        : m(mat), trans(t), row_ptr(mat.row_ptr.begin(), mat.row_ptr.end()), col(mat.col.begin(), mat.col.end()),
+          val(mat.val.begin(), mat.val.end()) {
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        x.resize(size_t(std::max<int64_t>(1, t ? m.rows : m.cols)));
+        for (V &v : x) v = V(u(rng));
+        const int64_t out = t ? m.cols : m.rows;
+        ref.assign(size_t(out), 0.0L);
+        mag.assign(size_t(out), 0.0L);
+        for (int64_t i = 0; i < m.rows; ++i)
+            for (int64_t p = row_ptr[size_t(i)]; p < row_ptr[size_t(i) + 1]; ++p) {
+                const int64_t o = t ? int64_t(col[size_t(p)]) : i, in = t ? i : int64_t(col[size_t(p)]);
+                const long double prod = (long double)val[size_t(p)] * (long double)x[size_t(in)];
+                ref[size_t(o)] += prod;
+                mag[size_t(o)] += std::fabs(prod);
+            }
+    }
+    // max |y - ref| / max (|A||x|)
+    double error(const std::vector<V> &y) const {
+        long double worst = 0, scale = 0;
+        for (size_t k = 0; k < ref.size(); ++k) {
+            const long double d = std::fabs((long double)y[k] - ref[k]);
+            if (std::isnan((double)y[k])) return NAN;
+            worst = std::max(worst, d);
+            scale = std::max(scale, mag[k]);
+        }
+        return scale > 0 ? double(worst / scale) : double(worst);
+    }
+};
+
+template <typename V, typename I>
+SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int threads, Triad *triad) {
+    constexpr tsr_dtype dtype = sizeof(V) == 4 ? TSR_F32 : TSR_F64;
+    constexpr tsr_index_type itype = sizeof(I) == 4 ? TSR_INDEX_I32 : TSR_INDEX_I64;
+    const bool trans = op == 't';
+    Case<V, I> c(m, trans, o.seed);
+    const int64_t out = trans ? m.cols : m.rows;
+
+    SpmvRecord rec;
+    rec.matrix = m.name;
+    rec.rows = m.rows;
+    rec.cols = m.cols;
+    rec.nnz = m.nnz();
+    rec.dtype = sizeof(V) == 4 ? 's' : 'd';
+    rec.index_bits = int(sizeof(I) * 8);
+    rec.op = op;
+    rec.threads = threads;
+    rec.bytes = double(m.nnz()) * double(sizeof(V) + sizeof(I)) + double(m.rows + 1) * double(sizeof(I)) +
+                double(m.rows + m.cols) * double(sizeof(V));
+
+    tsr_handle h = nullptr;
+    if (tsr_create(&h) != TSR_SUCCESS || tsr_set_backend(h, TSR_BACKEND_CPU) != TSR_SUCCESS ||
+        tsr_set_num_threads(h, threads) != TSR_SUCCESS)
+        throw std::runtime_error(std::string("cannot set up a Tessera handle: ") + tsr_last_error());
+
+    std::vector<tsr_sparse> matrices;
+    std::deque<std::vector<V>> ys; // stable addresses: the timed calls keep pointers
+    std::vector<TimedSide> timed;
+    std::vector<size_t> timed_side; // index into rec.sides
+    const tsr_op top = trans ? TSR_OP_T : TSR_OP_N;
+    for (const std::string &name : o.formats) {
+        SpmvSide side;
+        side.name = name;
+        tsr_sparse A = nullptr;
+        tsr_status s = tsr_sparse_create_csr(h, &A, dtype, itype, m.rows, m.cols, m.nnz(), c.row_ptr.data(),
+                                             c.col.data(), c.val.data());
+        if (s == TSR_SUCCESS) s = tsr_sparse_optimize(h, A, format_of(name));
+        if (s != TSR_SUCCESS) {
+            side.status = s == TSR_ERR_NOT_SUPPORTED ? "refused" : "failed";
+            side.message = tsr_last_error();
+            if (A) tsr_sparse_destroy(A);
+            rec.sides.push_back(side);
+            continue;
+        }
+        tsr_format chosen = TSR_FORMAT_AUTO;
+        tsr_sparse_get_format(A, &chosen);
+        side.format = format_text(chosen);
+        matrices.push_back(A);
+        ys.emplace_back(size_t(std::max<int64_t>(1, out)), V(0));
+        std::vector<V> &y = ys.back();
+        const V *x = c.x.data();
+        auto call = [h, top, A, x, &y]() {
+            tsr_status st;
+            if constexpr (sizeof(V) == 4) st = tsr_sspmv(h, top, 1.0f, A, x, 0.0f, y.data());
+            else st = tsr_dspmv(h, top, 1.0, A, x, 0.0, y.data());
+            if (st != TSR_SUCCESS) throw std::runtime_error(std::string("spmv failed: ") + tsr_last_error());
+        };
+        call();
+        side.rel_error = c.error(y);
+        side.status = "ok";
+        rec.sides.push_back(side);
+        timed.push_back({name, wall_timed(call)});
+        timed_side.push_back(rec.sides.size() - 1);
+    }
+    if (o.eigen) {
+        SpmvSide side;
+        side.name = "eigen";
+        side.format = "csr";
+        const CsrView view{m.rows, m.cols, m.nnz(), c.row_ptr.data(), c.col.data(), c.val.data(), sizeof(V) == 4,
+                           sizeof(I) == 8};
+        ys.emplace_back(size_t(std::max<int64_t>(1, out)), V(0));
+        std::string why;
+        std::function<void()> call = eigen_product(view, c.x.data(), ys.back().data(), trans, threads, &why);
+        if (!call) {
+            side.status = "unavailable";
+            side.message = why;
+            rec.sides.push_back(side);
+        } else {
+            call();
+            side.rel_error = c.error(ys.back());
+            side.status = "ok";
+            rec.sides.push_back(side);
+            timed.push_back({"eigen", wall_timed(call)});
+            timed_side.push_back(rec.sides.size() - 1);
+        }
+    }
+
+    if (triad) timed.push_back({"triad", wall_timed([triad] { triad->pass(); })});
+
+    TimingPlan plan;
+    plan.min_reps = o.min_reps;
+    plan.min_time = o.min_time;
+    plan.turn_time = std::min(0.1, o.min_time / 5);
+    plan.settle = 0;
+    const auto samples = run_interleaved(std::span<const TimedSide>(timed), plan);
+    if (triad) rec.triad_gbs = triad->bytes() / summarize(samples.back()).median * 1e-9;
+    for (size_t k = 0; k < timed_side.size(); ++k) {
+        SpmvSide &side = rec.sides[timed_side[k]];
+        side.time = summarize(samples[k]);
+        side.gflops = 2.0 * double(m.nnz()) / side.time.median * 1e-9;
+        side.gbs = rec.bytes / side.time.median * 1e-9;
+    }
+    for (tsr_sparse A : matrices) tsr_sparse_destroy(A);
+    tsr_destroy(h);
+    return rec;
+}
+
+} // namespace
+
+SpmvRecord measure_spmv(const CsrMatrix &m, const SpmvOptions &o, char dtype, char op, int threads,
+                        Triad *triad) {
+    if (dtype == 's')
+        return o.index_bits == 64 ? run_typed<float, int64_t>(m, o, op, threads, triad)
+                                  : run_typed<float, int32_t>(m, o, op, threads, triad);
+    return o.index_bits == 64 ? run_typed<double, int64_t>(m, o, op, threads, triad)
+                              : run_typed<double, int32_t>(m, o, op, threads, triad);
+}
+
+} // namespace tessera::bench

@@ -1,0 +1,54 @@
+// The spmv measurement: one matrix, one value type, one op; every format of Tessera (and AUTO)
+// and Eigen timed in turns, checked against a long double reference, turned into GFLOP/s,
+// effective bandwidth and ratios.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "spmv_generators.hpp"
+#include "spmv_options.hpp"
+#include "statistics.hpp"
+
+namespace tessera::bench {
+
+class Triad;
+
+// A matrix named on the command line, loaded: generated, or read from a .mtx file (then made
+// canonical: rows sorted by column, duplicates summed).
+CsrMatrix load_input(const std::string &what, bool is_file, uint64_t seed);
+
+struct SpmvSide {
+    std::string name;      // "csr", ..., "auto", "eigen"
+    std::string format;    // the format that ran (for auto: the one it chose)
+    std::string status;    // "ok", "refused" (padding limit), "failed", "unavailable"
+    std::string message;
+    Summary time;
+    double gflops = 0, gbs = 0, rel_error = 0;
+};
+
+struct SpmvRecord {
+    std::string matrix;
+    int64_t rows = 0, cols = 0, nnz = 0;
+    char dtype = 'd';
+    int index_bits = 32;
+    char op = 'n';
+    int threads = 1;
+    double bytes = 0;   // effective bytes of one product
+    double triad_gbs = 0; // the STREAM triad, timed in turns with the products
+    std::vector<SpmvSide> sides;
+    const SpmvSide *side(const std::string &name) const;
+    std::string best_format() const; // the fastest named format
+    double auto_over_best() const;   // AUTO's time / the best named format's time (0: n/a)
+    double csr_over_eigen() const;   // Eigen's time / CSR's (> 1: CSR faster; 0: n/a)
+};
+
+// Runs every side on `m` and reports the record.
+// With a triad, it is timed in turns with the products and the record's triad_gbs is its
+// median over the same stretch of time.
+SpmvRecord measure_spmv(const CsrMatrix &m, const SpmvOptions &o, char dtype, char op, int threads,
+                        Triad *triad);
+
+} // namespace tessera::bench

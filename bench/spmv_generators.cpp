@@ -1,0 +1,202 @@
+// The matrix generators: each builds CSR row by row with sorted distinct columns and random
+// values in ±[0.1, 1] (never zero), from a seeded 64-bit Mersenne Twister.
+#include "spmv_generators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace tessera::bench {
+
+namespace {
+
+struct Builder {
+    CsrMatrix m;
+    std::mt19937_64 rng;
+    Builder(std::string name, int64_t rows, int64_t cols, uint64_t seed) : rng(seed) {
+        m.name = std::move(name);
+        m.rows = rows;
+        m.cols = cols;
+        m.row_ptr.reserve(size_t(rows) + 1);
+    }
+    double value() {
+        std::uniform_real_distribution<double> mag(0.1, 1.0);
+        double v = mag(rng);
+        return (rng() & 1) ? v : -v;
+    }
+    void add(int64_t j, double v) {
+        m.col.push_back(j);
+        m.val.push_back(v);
+    }
+    void end_row() { m.row_ptr.push_back(int64_t(m.col.size())); }
+    // k distinct random columns, sorted, with random values.
+    void random_row(int64_t k, std::vector<int64_t> &scratch) {
+        k = std::min(k, m.cols);
+        scratch.clear();
+        if (k * 2 > m.cols) { // dense-ish: take each column with probability k / cols
+            std::bernoulli_distribution take(double(k) / double(m.cols));
+            for (int64_t j = 0; j < m.cols; ++j)
+                if (take(rng)) scratch.push_back(j);
+        } else {
+            std::uniform_int_distribution<int64_t> pick(0, m.cols - 1);
+            while (int64_t(scratch.size()) < k) {
+                while (int64_t(scratch.size()) < k) scratch.push_back(pick(rng));
+                std::sort(scratch.begin(), scratch.end());
+                scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+            }
+        }
+        for (int64_t j : scratch) add(j, value());
+        end_row();
+    }
+};
+
+} // namespace
+
+CsrMatrix laplacian_2d(int64_t n) {
+    Builder b("laplacian2d-" + std::to_string(n), n * n, n * n, 0);
+    b.m.col.reserve(size_t(5 * n * n));
+    b.m.val.reserve(size_t(5 * n * n));
+    for (int64_t gy = 0; gy < n; ++gy)
+        for (int64_t gx = 0; gx < n; ++gx) {
+            const int64_t i = gy * n + gx;
+            if (gy > 0) b.add(i - n, -1.0);
+            if (gx > 0) b.add(i - 1, -1.0);
+            b.add(i, 4.0);
+            if (gx + 1 < n) b.add(i + 1, -1.0);
+            if (gy + 1 < n) b.add(i + n, -1.0);
+            b.end_row();
+        }
+    return std::move(b.m);
+}
+
+CsrMatrix tridiagonal(int64_t n, uint64_t seed) {
+    Builder b("tridiagonal-" + std::to_string(n), n, n, seed);
+    b.m.col.reserve(size_t(3 * n));
+    b.m.val.reserve(size_t(3 * n));
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j) b.add(j, b.value());
+        b.end_row();
+    }
+    return std::move(b.m);
+}
+
+CsrMatrix random_k_per_row(int64_t rows, int64_t cols, int64_t k, uint64_t seed) {
+    Builder b("random-" + std::to_string(rows) + "x" + std::to_string(cols) + "-k" + std::to_string(k),
+              rows, cols, seed);
+    b.m.col.reserve(size_t(rows * std::min(k, cols)));
+    b.m.val.reserve(b.m.col.capacity());
+    std::vector<int64_t> scratch;
+    for (int64_t i = 0; i < rows; ++i) b.random_row(k, scratch);
+    return std::move(b.m);
+}
+
+CsrMatrix power_law(int64_t rows, int64_t cols, double mean, uint64_t seed) {
+    Builder b("powerlaw-" + std::to_string(rows) + "x" + std::to_string(cols) + "-m" +
+                  std::to_string(int64_t(mean)),
+              rows, cols, seed);
+    // Pareto with exponent a (density ~ x^-a) has mean xmin·(a-1)/(a-2).
+    const double a = 2.2, xmin = std::max(1.0, mean * (a - 2) / (a - 1));
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<int64_t> scratch;
+    b.m.col.reserve(size_t(double(rows) * mean * 1.1));
+    b.m.val.reserve(b.m.col.capacity());
+    for (int64_t i = 0; i < rows; ++i) {
+        double len = xmin * std::pow(1.0 - u(b.rng), -1.0 / (a - 1));
+        b.random_row(std::min<int64_t>(cols, int64_t(len)), scratch);
+    }
+    return std::move(b.m);
+}
+
+CsrMatrix banded(int64_t n, int64_t half_width, double fill, uint64_t seed) {
+    Builder b("banded-" + std::to_string(n) + "-w" + std::to_string(half_width), n, n, seed);
+    std::bernoulli_distribution take(fill);
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = std::max<int64_t>(0, i - half_width); j <= std::min(n - 1, i + half_width); ++j)
+            if (j == i || take(b.rng)) b.add(j, b.value());
+        b.end_row();
+    }
+    return std::move(b.m);
+}
+
+CsrMatrix with_empty_rows(int64_t rows, int64_t cols, int64_t k, double empty, uint64_t seed) {
+    Builder b("empty-rows-" + std::to_string(rows) + "x" + std::to_string(cols), rows, cols, seed);
+    std::bernoulli_distribution skip(empty);
+    std::vector<int64_t> scratch;
+    for (int64_t i = 0; i < rows; ++i) {
+        if (skip(b.rng)) b.end_row();
+        else b.random_row(k, scratch);
+    }
+    return std::move(b.m);
+}
+
+CsrMatrix one_dense_row(int64_t rows, int64_t cols, int64_t k, int64_t dense_row, uint64_t seed) {
+    Builder b("dense-row-" + std::to_string(rows) + "x" + std::to_string(cols), rows, cols, seed);
+    std::vector<int64_t> scratch;
+    for (int64_t i = 0; i < rows; ++i) {
+        if (i == dense_row) {
+            for (int64_t j = 0; j < cols; ++j) b.add(j, b.value());
+            b.end_row();
+        } else {
+            b.random_row(k, scratch);
+        }
+    }
+    return std::move(b.m);
+}
+
+namespace {
+
+int64_t number(const std::string &text, const std::string &spec) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text.size() || v <= 0)
+        throw std::invalid_argument("bad number '" + text + "' in generator '" + spec + "'");
+    return v;
+}
+
+std::vector<std::string> fields(const std::string &spec) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (;;) {
+        size_t colon = spec.find(':', start);
+        out.push_back(spec.substr(start, colon - start));
+        if (colon == std::string::npos) return out;
+        start = colon + 1;
+    }
+}
+
+void shape(const std::string &text, const std::string &spec, int64_t &rows, int64_t &cols) {
+    size_t x = text.find('x');
+    if (x == std::string::npos) {
+        rows = cols = number(text, spec);
+        return;
+    }
+    rows = number(text.substr(0, x), spec);
+    cols = number(text.substr(x + 1), spec);
+}
+
+} // namespace
+
+CsrMatrix generate(const std::string &spec, uint64_t seed) {
+    const std::vector<std::string> f = fields(spec);
+    int64_t rows = 0, cols = 0;
+    if (f[0] == "laplacian" && f.size() == 2) return laplacian_2d(number(f[1], spec));
+    if (f[0] == "tridiagonal" && f.size() == 2) return tridiagonal(number(f[1], spec), seed);
+    if (f[0] == "random" && f.size() == 3) {
+        shape(f[1], spec, rows, cols);
+        return random_k_per_row(rows, cols, number(f[2], spec), seed);
+    }
+    if (f[0] == "powerlaw" && f.size() == 3) {
+        shape(f[1], spec, rows, cols);
+        return power_law(rows, cols, double(number(f[2], spec)), seed);
+    }
+    throw std::invalid_argument("unknown generator '" + spec +
+                                "' (laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN)");
+}
+
+} // namespace tessera::bench

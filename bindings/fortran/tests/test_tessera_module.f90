@@ -1,0 +1,291 @@
+! Test of the Fortran module `tessera`: handles, gemm on real32/real64 arrays (against matmul),
+! sparse matrices from CSR and COO in every format, spmv, and the stat=/errmsg= error paths.
+program test_tessera_module
+  use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
+  use tessera
+  implicit none
+  integer :: checks = 0, failures = 0
+
+  call test_version_and_backends()
+  call test_handles()
+  call test_gemm_real32()
+  call test_gemm_real64()
+  call test_gemm_sections()
+  call test_gemm_errors()
+  call test_sparse_csr()
+  call test_sparse_coo_and_formats()
+  call test_sparse_errors()
+
+  print '(a,i0,a,i0,a)', 'test_tessera_module: ', checks - failures, ' of ', checks, ' checks passed'
+  if (failures /= 0) error stop 1
+
+contains
+
+  subroutine expect(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    checks = checks + 1
+    if (.not. ok) then
+       failures = failures + 1
+       print '(a)', 'FAILED: ' // what
+    end if
+  end subroutine expect
+
+  !> Componentwise: |got - want| <= 4 (k + 2) u scale.
+  logical function close32(got, want, scale, k)
+    real(real32), intent(in) :: got(:, :)
+    real(real64), intent(in) :: want(:, :), scale(:, :)
+    integer, intent(in) :: k
+    close32 = all(abs(real(got, real64) - want) <= 4 * (k + 2) * epsilon(1.0_real32) / 2 * scale &
+         + tiny(1.0_real32))
+  end function close32
+
+  logical function close64(got, want, scale, k)
+    real(real64), intent(in) :: got(:, :), want(:, :), scale(:, :)
+    integer, intent(in) :: k
+    close64 = all(abs(got - want) <= 4 * (k + 2) * epsilon(1.0_real64) / 2 * scale &
+         + tiny(1.0_real64))
+  end function close64
+
+  subroutine fill(x, seed)
+    real(real64), intent(out) :: x(:, :)
+    integer, intent(in) :: seed
+    integer :: i, j
+    do j = 1, size(x, 2)
+       do i = 1, size(x, 1)
+          x(i, j) = real(mod(i * 7 + j * 13 + seed * 5, 23) - 11, real64) / 8
+       end do
+    end do
+  end subroutine fill
+
+  subroutine test_version_and_backends()
+    call expect(len(tessera_version()) >= 5, 'tessera_version gives "x.y.z"')
+    call expect(tessera_backend_available(TSR_BACKEND_CPU), 'the CPU backend is available')
+    call expect(tessera_backend_available(TSR_BACKEND_REFERENCE), 'the reference backend is available')
+    call expect(tessera_status_string(TSR_ERR_INVALID_ARGUMENT) == 'invalid argument', &
+         'tessera_status_string')
+  end subroutine test_version_and_backends
+
+  subroutine test_handles()
+    type(tessera_handle) :: h
+    integer :: backend, stat
+    character(len=256) :: msg
+    call tessera_create(h, backend=TSR_BACKEND_REFERENCE, num_threads=2)
+    call tessera_get_backend(h, backend)
+    call expect(backend == TSR_BACKEND_REFERENCE, 'a handle made with backend=reference')
+    call tessera_set_backend(h, TSR_BACKEND_CPU)
+    call tessera_get_backend(h, backend)
+    call expect(backend == TSR_BACKEND_CPU, 'tessera_set_backend(cpu)')
+    call tessera_set_num_threads(h, 0, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'num_threads = 0 is refused')
+    call expect(index(msg, 'num_threads') > 0, 'the message names num_threads: ' // trim(msg))
+    if (.not. tessera_backend_available(TSR_BACKEND_CUDA)) then
+       msg = ''
+       call tessera_set_backend(h, TSR_BACKEND_CUDA, stat=stat, errmsg=msg)
+       call expect(stat == TSR_ERR_BACKEND_UNAVAILABLE, 'cuda is unavailable here')
+       call expect(index(msg, 'cuda') > 0, 'the reason is given: ' // trim(msg))
+       call tessera_get_backend(h, backend)
+       call expect(backend == TSR_BACKEND_CPU, 'the backend is kept after a refusal')
+    end if
+    call tessera_destroy(h)
+    call expect(.not. c_associated_handle(h), 'tessera_destroy resets the handle')
+    call tessera_destroy(h, stat=stat)
+    call expect(stat == TSR_SUCCESS, 'destroying an unset handle does nothing')
+    call tessera_get_backend(h, backend, stat=stat)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'an unset handle is refused where one is needed')
+  end subroutine test_handles
+
+  logical function c_associated_handle(h)
+    use, intrinsic :: iso_c_binding, only: c_associated
+    type(tessera_handle), intent(in) :: h
+    c_associated_handle = c_associated(h%ptr)
+  end function c_associated_handle
+
+  subroutine test_gemm_real32()
+    integer, parameter :: m = 37, n = 19, k = 23
+    real(real64) :: a(m, k), b(k, n), c0(m, n), want(m, n), scale(m, n)
+    real(real32) :: a32(m, k), b32(k, n), c32(m, n), at32(k, m), bt32(n, k)
+    type(tessera_handle) :: h
+    call fill(a, 1)
+    call fill(b, 2)
+    call fill(c0, 3)
+    a32 = real(a, real32)
+    b32 = real(b, real32)
+    at32 = transpose(a32)
+    bt32 = transpose(b32)
+    want = 1.5d0 * matmul(real(a32, real64), real(b32, real64)) - 0.5d0 * real(real(c0, real32), real64)
+    scale = 1.5d0 * matmul(abs(real(a32, real64)), abs(real(b32, real64))) + 0.5d0 * abs(c0)
+
+    c32 = real(c0, real32)
+    call tessera_gemm('N', 'N', 1.5, a32, b32, -0.5, c32)
+    call expect(close32(c32, want, scale, k), 'sgemm NN on the default handle')
+    c32 = real(c0, real32)
+    call tessera_gemm('T', 'n', 1.5, at32, b32, -0.5, c32)
+    call expect(close32(c32, want, scale, k), 'sgemm TN')
+    c32 = real(c0, real32)
+    call tessera_gemm('n', 'T', 1.5, a32, bt32, -0.5, c32)
+    call expect(close32(c32, want, scale, k), 'sgemm NT')
+    call tessera_create(h, backend=TSR_BACKEND_REFERENCE)
+    c32 = real(c0, real32)
+    call tessera_gemm('C', 'C', 1.5, at32, bt32, -0.5, c32, handle=h)
+    call expect(close32(c32, want, scale, k), 'sgemm CC on a reference handle')
+    call tessera_destroy(h)
+  end subroutine test_gemm_real32
+
+  subroutine test_gemm_real64()
+    integer, parameter :: m = 64, n = 65, k = 63
+    real(real64) :: a(m, k), b(k, n), c(m, n), c0(m, n), want(m, n), scale(m, n)
+    type(tessera_handle) :: h
+    integer :: stat
+    call fill(a, 4)
+    call fill(b, 5)
+    call fill(c0, 6)
+    call tessera_create(h, backend=TSR_BACKEND_CPU, num_threads=2)
+    c = c0
+    call tessera_gemm('N', 'N', 2.0d0, a, b, 1.0d0, c, handle=h, stat=stat)
+    want = 2 * matmul(a, b) + c0
+    scale = 2 * matmul(abs(a), abs(b)) + abs(c0)
+    call expect(stat == TSR_SUCCESS .and. close64(c, want, scale, k), 'dgemm NN on a cpu handle')
+    c = c0
+    call tessera_gemm('T', 'T', 1.0d0, transpose(a), transpose(b), 0.0d0, c, handle=h)
+    call expect(close64(c, matmul(a, b), matmul(abs(a), abs(b)), k), 'dgemm TT with beta = 0')
+    call tessera_destroy(h)
+  end subroutine test_gemm_real64
+
+  subroutine test_gemm_sections()
+    ! Non-contiguous sections are passed through the compiler's copy-in/copy-out.
+    real(real64) :: big(20, 20), a(6, 4), b(4, 5), want(6, 5)
+    call fill(a, 7)
+    call fill(b, 8)
+    big = 3
+    call tessera_gemm('N', 'N', 1.0d0, a, b, 0.0d0, big(2:12:2, 3:7))
+    want = matmul(a, b)
+    call expect(close64(big(2:12:2, 3:7), want, matmul(abs(a), abs(b)), 4), &
+         'dgemm into a strided section')
+    call expect(all(big(3:11:2, :) == 3) .and. all(big(:, 1:2) == 3), &
+         'entries outside the section are untouched')
+  end subroutine test_gemm_sections
+
+  subroutine test_gemm_errors()
+    real(real32) :: a(3, 4), b(5, 2), c(3, 2)
+    integer :: stat
+    character(len=256) :: msg
+    a = 1
+    b = 1
+    c = 7
+    call tessera_gemm('N', 'N', 1.0, a, b, 0.0, c, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'mismatched shapes are refused')
+    call expect(index(msg, 'shapes do not match') > 0, 'and said so: ' // trim(msg))
+    call expect(all(c == 7), 'C is untouched after a refusal')
+    call tessera_gemm('X', 'N', 1.0, a, b, 0.0, c, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT .and. index(msg, "'X'") > 0, &
+         'a bad transpose letter is refused: ' // trim(msg))
+  end subroutine test_gemm_errors
+
+  subroutine test_sparse_csr()
+    ! A = [1 0 2; 0 0 0; 3 4 0] in 1-based CSR, int32 indices, both precisions.
+    integer(int32), parameter :: row_ptr(4) = [1, 3, 3, 5], col_idx(4) = [1, 3, 1, 2]
+    real(real64), parameter :: values(4) = [1, 2, 3, 4]
+    real(real64), parameter :: x(3) = [1, 10, 100]
+    type(tessera_sparse) :: A, B
+    real(real64) :: y(3)
+    real(real32) :: y32(3)
+    call tessera_sparse_csr(A, 3, 3, row_ptr, col_idx, values)
+    call expect(tessera_sparse_format(A) == TSR_FORMAT_CSR, 'a new matrix is CSR')
+    y = -1
+    call tessera_spmv('N', 1.0d0, A, x, 0.0d0, y)
+    call expect(all(y == [201.0d0, 0.0d0, 43.0d0]), 'dspmv N with 1-based CSR')
+    y = 1
+    call tessera_spmv('T', 2.0d0, A, x, 1.0d0, y)
+    call expect(all(y == [603.0d0, 801.0d0, 5.0d0]), 'dspmv T with alpha and beta')
+    call tessera_sparse_destroy(A)
+    call expect(tessera_sparse_format(A) == -1, 'tessera_sparse_destroy resets the matrix')
+
+    call tessera_sparse_csr(B, 3, 3, int(row_ptr - 1, int64), int(col_idx - 1, int64), &
+         real(values, real32), index_base=0)
+    y32 = 0
+    call tessera_spmv('N', 1.0, B, real(x, real32), 0.0, y32)
+    call expect(all(y32 == [201.0, 0.0, 43.0]), 'sspmv with 0-based int64 CSR')
+    call tessera_sparse_destroy(B)
+  end subroutine test_sparse_csr
+
+  subroutine test_sparse_coo_and_formats()
+    ! A tridiagonal n x n matrix from coordinates, in every format the library offers for it.
+    integer, parameter :: n = 200
+    integer(int32) :: rows(3 * n - 2), cols(3 * n - 2)
+    real(real64) :: values(3 * n - 2), x(n), y(n), want(n)
+    integer :: i, p, f, stat
+    integer, parameter :: formats(6) = [TSR_FORMAT_AUTO, TSR_FORMAT_CSR, TSR_FORMAT_COO, &
+         TSR_FORMAT_ELL, TSR_FORMAT_DIA, TSR_FORMAT_HYB]
+    type(tessera_sparse) :: A
+    type(tessera_handle) :: h
+    p = 0
+    do i = 1, n
+       p = p + 1
+       rows(p) = i
+       cols(p) = i
+       values(p) = 2
+       if (i > 1) then
+          p = p + 1
+          rows(p) = i
+          cols(p) = i - 1
+          values(p) = -1
+       end if
+       if (i < n) then
+          p = p + 1
+          rows(p) = i
+          cols(p) = i + 1
+          values(p) = -1
+       end if
+    end do
+    do i = 1, n
+       x(i) = real(i, real64)**2
+    end do
+    want = 2 * x
+    want(2:n) = want(2:n) - x(1:n - 1)
+    want(1:n - 1) = want(1:n - 1) - x(2:n)
+    call tessera_create(h, backend=TSR_BACKEND_CPU)
+    call tessera_sparse_coo(A, n, n, rows(n:1:-1), cols(n:1:-1), values(n:1:-1), handle=h)
+    call tessera_sparse_destroy(A)
+    call tessera_sparse_coo(A, n, n, rows, cols, values, handle=h)
+    do i = 1, size(formats)
+       call tessera_sparse_optimize(A, formats(i), handle=h, stat=stat)
+       f = tessera_sparse_format(A)
+       call expect(stat == TSR_SUCCESS, 'tessera_sparse_optimize to each format')
+       call expect(f /= TSR_FORMAT_AUTO .and. (formats(i) == TSR_FORMAT_AUTO .or. f == formats(i)), &
+            'the format is the one asked for')
+       y = 0
+       call tessera_spmv('N', 1.0d0, A, x, 0.0d0, y, handle=h)
+       call expect(all(abs(y - want) <= 1.0d-12 * abs(want) + 1.0d-12), 'spmv in each format')
+    end do
+    call tessera_sparse_destroy(A)
+    call tessera_destroy(h)
+  end subroutine test_sparse_coo_and_formats
+
+  subroutine test_sparse_errors()
+    type(tessera_sparse) :: A
+    integer :: stat
+    character(len=256) :: msg
+    real(real64) :: y(2)
+    real(real32) :: y32(2)
+    msg = ''
+    call tessera_sparse_csr(A, 2, 2, [1, 2], [1], [1.0d0], stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT .and. index(msg, 'row_ptr has 2 entries') > 0, &
+         'a short row_ptr is refused before the library: ' // trim(msg))
+    call tessera_sparse_coo(A, 2, 2, [1, 2], [1, 3], [1.0d0, 2.0d0], stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'a column outside the matrix is refused')
+    call expect(index(msg, 'tessera_sparse_coo: invalid argument: ') == 1, &
+         'with the library''s message: ' // trim(msg))
+    call tessera_sparse_coo(A, 2, 2, [1, 2], [1, 2], [1.0d0, 2.0d0])
+    call tessera_spmv('N', 1.0d0, A, [1.0d0, 1.0d0, 1.0d0], 0.0d0, y, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT .and. index(msg, 'size(x) = 3') > 0, &
+         'a vector of the wrong length is refused: ' // trim(msg))
+    call tessera_spmv('N', 1.0, A, [1.0, 1.0], 0.0, y32, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT .and. index(msg, 'kinds') > 0, &
+         'real32 vectors with a real64 matrix are refused: ' // trim(msg))
+    call tessera_sparse_optimize(A, 42, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'an unknown format is refused')
+    call tessera_sparse_destroy(A)
+  end subroutine test_sparse_errors
+
+end program test_tessera_module

@@ -1,0 +1,147 @@
+# tessera.Handle: a library handle (backend, thread count, CUDA stream) as a context manager,
+# and the module-level questions about backends.
+import ctypes
+
+from ._errors import TesseraError, check
+from ._library import library
+
+BACKENDS = ("auto", "cpu", "cuda", "reference")  # index = tsr_backend value
+
+
+def backend_value(name):
+    """tsr_backend for a name ("auto", "cpu", "cuda", "reference")."""
+    if not isinstance(name, str) or name.lower() not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {name!r}")
+    return BACKENDS.index(name.lower())
+
+
+def backend_available(name):
+    """Whether a backend can run here (``"cuda"`` needs the plugin, a driver and a device)."""
+    ok = ctypes.c_int(0)
+    check("tsr_backend_available", library().tsr_backend_available(backend_value(name), ok))
+    return bool(ok.value)
+
+
+def backend_unavailable_reason(name):
+    """Why a backend cannot run here, or None when it can."""
+    lib = library()
+    ok = ctypes.c_int(0)
+    check("tsr_backend_available", lib.tsr_backend_available(backend_value(name), ok))
+    if ok.value:
+        return None
+    return lib.tsr_last_error().decode(errors="replace")
+
+
+class Handle:
+    """A Tessera handle: where calls run and with how many threads.
+
+    ``Handle()`` takes its backend from ``TESSERA_BACKEND`` (default ``"auto"``) and its
+    thread count from ``TESSERA_NUM_THREADS`` / ``OMP_NUM_THREADS``. Use it as a context
+    manager, or call :meth:`close`; a handle that is garbage collected is closed too.
+
+    >>> with tessera.Handle(backend="cpu", num_threads=4) as h:
+    ...     c = tessera.gemm(a, b, handle=h)
+
+    Compute calls on one handle may run from many threads at once; changing the backend,
+    thread count or stream must not race with them.
+    """
+
+    def __init__(self, backend=None, num_threads=None):
+        self._lib = library()  # keeps the library alive as long as the handle
+        self._ptr = None
+        self._num_threads = None
+        raw = ctypes.c_void_p()
+        check("tsr_create", self._lib.tsr_create(ctypes.byref(raw)))
+        self._ptr = raw.value
+        try:
+            if backend is not None:
+                self.backend = backend
+            if num_threads is not None:
+                self.num_threads = num_threads
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def _as_parameter_(self):
+        if self._ptr is None:
+            raise ValueError("this tessera.Handle is closed")
+        return ctypes.c_void_p(self._ptr)
+
+    @property
+    def closed(self):
+        return self._ptr is None
+
+    @property
+    def backend(self):
+        """The backend calls are sent to: "auto", "cpu", "cuda" or "reference".
+        Setting an unavailable one raises TesseraError and keeps the previous one."""
+        value = ctypes.c_int(0)
+        check("tsr_get_backend",
+              self._lib.tsr_get_backend(self._as_parameter_, ctypes.byref(value)))
+        return BACKENDS[value.value] if 0 <= value.value < len(BACKENDS) else str(value.value)
+
+    @backend.setter
+    def backend(self, name):
+        value = backend_value(name)
+        check("tsr_set_backend", self._lib.tsr_set_backend(self._as_parameter_, value))
+
+    @property
+    def num_threads(self):
+        """CPU threads for this handle's calls, as set through this property; None while
+        the handle follows the environment (TESSERA_NUM_THREADS, OMP_NUM_THREADS, all cores)."""
+        return self._num_threads
+
+    @num_threads.setter
+    def num_threads(self, n):
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"num_threads must be an int, not {type(n).__name__}")
+        if n < 1 or n > 2**31 - 1:
+            raise ValueError(f"num_threads must be >= 1, not {n}")
+        check("tsr_set_num_threads", self._lib.tsr_set_num_threads(self._as_parameter_, n))
+        self._num_threads = n
+
+    def set_cuda_stream(self, stream):
+        """Orders this handle's CUDA calls on a stream: a cudaStream_t as an int, or an object
+        with a ``ptr`` attribute (a cupy Stream). Raises TesseraError without the CUDA backend."""
+        ptr = getattr(stream, "ptr", stream)
+        check("tsr_set_cuda_stream",
+              self._lib.tsr_set_cuda_stream(self._as_parameter_, ctypes.c_void_p(ptr or 0)))
+
+    def close(self):
+        """Destroys the handle; later calls with it raise ValueError. Closing twice is fine."""
+        ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            check("tsr_destroy", self._lib.tsr_destroy(ctypes.c_void_p(ptr)))
+
+    def __enter__(self):
+        if self._ptr is None:
+            raise ValueError("this tessera.Handle is closed")
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        if self._ptr is None:
+            return "<tessera.Handle closed>"
+        threads = "environment" if self._num_threads is None else self._num_threads
+        return f"<tessera.Handle backend={self.backend!r} num_threads={threads}>"
+
+
+def handle_parameter(handle):
+    """The ctypes argument for an optional handle (None: the process-wide default handle)."""
+    if handle is None:
+        return None
+    if not isinstance(handle, Handle):
+        raise TypeError(f"handle must be a tessera.Handle or None, not {type(handle).__name__}")
+    return handle._as_parameter_
+
+
+__all__ = ["Handle", "TesseraError", "backend_available"]

@@ -1,0 +1,372 @@
+# tessera.SparseMatrix (from scipy.sparse, CSR or COO arrays), its storage format, A @ x, A.T @ x
+# and tessera.spmv(alpha, A, x, beta, y) for numpy (or cupy) float32/float64 vectors.
+import ctypes
+import operator
+
+import numpy as np
+
+from . import _device
+from ._arrays import FLOAT_TYPES, contiguous_vector, describe, is_device_array
+from ._errors import check
+from ._handle import handle_parameter
+from ._library import library
+
+FORMATS = ("auto", "csr", "coo", "ell", "dia", "hyb")  # index = tsr_format value
+_OP_N, _OP_T = 111, 112
+_I32, _I64 = 0, 1
+
+
+def _library_with_sparse(function):
+    lib = library()
+    if not lib.has_sparse:
+        raise RuntimeError(f"{function}: the loaded library ({lib.path}, version {lib.version}) "
+                           "has no sparse functions; install a newer libtessera")
+    return lib
+
+
+def _value_dtype(data, dtype, function):
+    if dtype is None:
+        dtype = np.asarray(data).dtype
+        if dtype not in FLOAT_TYPES:
+            raise TypeError(f"{function}: the values are {dtype}; Tessera stores float32 or "
+                            "float64 values: pass dtype=numpy.float64 (or float32) to convert them")
+        return dtype
+    dtype = np.dtype(dtype)
+    if dtype not in FLOAT_TYPES:
+        raise TypeError(f"{function}: dtype must be float32 or float64, not {dtype}")
+    return dtype
+
+
+def _index_arrays(arrays, names, function):
+    """The index arrays as contiguous int32 (when all already are) or int64, and the itype."""
+    out = []
+    for x, name in zip(arrays, names):
+        x = np.asarray(x)
+        if x.ndim != 1:
+            raise ValueError(f"{function}: {name} must be 1-D, but has shape {x.shape}")
+        if x.size and x.dtype.kind not in "iu":
+            raise TypeError(f"{function}: {name} must hold integers, not {x.dtype}")
+        out.append(x)
+    if all(x.dtype == np.int32 for x in out):
+        return [np.ascontiguousarray(x) for x in out], _I32
+    return [np.ascontiguousarray(x, dtype=np.int64) for x in out], _I64
+
+
+def _shape(shape, function):
+    try:
+        rows, cols = (operator.index(s) for s in shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: shape must be two integers (rows, cols), "
+                         f"not {shape!r}") from None
+    if rows < 0 or cols < 0:
+        raise ValueError(f"{function}: shape {shape!r} has a negative size")
+    return rows, cols
+
+
+class SparseMatrix:
+    """A sparse matrix held by Tessera (the library keeps its own copy of the arrays).
+
+    Make one with :meth:`from_scipy`, :meth:`from_csr` or :meth:`from_coo`; choose its storage
+    with :meth:`optimize`; multiply with ``A @ x``, ``A.T @ x`` or :func:`tessera.spmv`.
+    ``x`` may be a vector or a 2-D array (its columns are multiplied one by one). Values are
+    float32 or float64, and vectors must have the matrix's dtype.
+
+    Products on one matrix may run from many threads at once; :meth:`optimize` must not run
+    while products on the same matrix are running.
+    """
+
+    __array_ufunc__ = None  # so that numpy leaves `x @ A` to __rmatmul__
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("make a SparseMatrix with SparseMatrix.from_scipy(), from_csr() or "
+                        "from_coo()")
+
+    @classmethod
+    def _create(cls, kind, first, col, data, shape, dtype, handle, function):
+        lib = _library_with_sparse(function)
+        rows, cols = _shape(shape, function)
+        dtype = _value_dtype(data, dtype, function)
+        values = np.ascontiguousarray(np.asarray(data), dtype=dtype)
+        if values.ndim != 1:
+            raise ValueError(f"{function}: data must be 1-D, but has shape {values.shape}")
+        first_name = "indptr" if kind == "csr" else "row"
+        (first, col), itype = _index_arrays((first, col), (first_name, "col" if kind == "coo"
+                                                            else "indices"), function)
+        nnz = values.shape[0]
+        if col.shape[0] != nnz:
+            raise ValueError(f"{function}: {col.shape[0]} column indices but {nnz} values")
+        if kind == "csr" and first.shape[0] != rows + 1:
+            raise ValueError(f"{function}: indptr has {first.shape[0]} entries; a matrix with "
+                             f"{rows} rows needs {rows + 1}")
+        if kind == "coo" and first.shape[0] != nnz:
+            raise ValueError(f"{function}: {first.shape[0]} row indices but {nnz} values")
+        hp = handle_parameter(handle)
+        raw = ctypes.c_void_p()
+        name = "tsr_sparse_create_csr" if kind == "csr" else "tsr_sparse_create_coo"
+        check(name, getattr(lib, name)(hp, ctypes.byref(raw), FLOAT_TYPES.index(dtype), itype,
+                                       rows, cols, nnz, first.ctypes.data, col.ctypes.data,
+                                       values.ctypes.data))
+        self = object.__new__(cls)
+        self._lib = lib
+        self._ptr = raw.value
+        self._handle = handle
+        self.shape = (rows, cols)
+        self.dtype = dtype
+        self.nnz = nnz
+        return self
+
+    @classmethod
+    def from_csr(cls, indptr, indices, data, shape, *, dtype=None, handle=None):
+        """From CSR arrays (0-based; columns may be unsorted, repeated columns are summed).
+        ``dtype`` converts the values (required when they are not float32 or float64)."""
+        return cls._create("csr", indptr, indices, data, shape, dtype, handle,
+                           "SparseMatrix.from_csr")
+
+    @classmethod
+    def from_coo(cls, row, col, data, shape, *, dtype=None, handle=None):
+        """From coordinates (0-based, any order; duplicates are summed)."""
+        return cls._create("coo", row, col, data, shape, dtype, handle, "SparseMatrix.from_coo")
+
+    @classmethod
+    def from_scipy(cls, m, *, dtype=None, handle=None):
+        """From any scipy.sparse matrix or array (COO is passed as coordinates, every other
+        format through CSR)."""
+        fmt = getattr(m, "format", None)
+        if fmt is None or not hasattr(m, "tocsr"):
+            raise TypeError(f"SparseMatrix.from_scipy: expected a scipy.sparse matrix, "
+                            f"not {type(m).__name__}")
+        if len(m.shape) != 2:
+            raise ValueError(f"SparseMatrix.from_scipy: the matrix must be 2-D, not {m.shape}")
+        if fmt == "coo":
+            return cls._create("coo", m.row, m.col, m.data, m.shape, dtype, handle,
+                               "SparseMatrix.from_scipy")
+        csr = m.tocsr()
+        nnz = int(csr.indptr[-1]) if csr.indptr.size else 0
+        return cls._create("csr", csr.indptr, csr.indices[:nnz], csr.data[:nnz], csr.shape,
+                           dtype, handle, "SparseMatrix.from_scipy")
+
+    @property
+    def _as_parameter_(self):
+        if self._ptr is None:
+            raise ValueError("this tessera.SparseMatrix is closed")
+        return ctypes.c_void_p(self._ptr)
+
+    @property
+    def ndim(self):
+        return 2
+
+    @property
+    def handle(self):
+        """The handle given at creation (used by optimize and products), or None."""
+        return self._handle
+
+    @property
+    def format(self):
+        """The storage format products use: "csr" after creation, then optimize()'s choice."""
+        value = ctypes.c_int(0)
+        check("tsr_sparse_get_format",
+              self._lib.tsr_sparse_get_format(self._as_parameter_, ctypes.byref(value)))
+        return FORMATS[value.value] if 0 <= value.value < len(FORMATS) else str(value.value)
+
+    def optimize(self, format="auto", *, handle=None):
+        """Converts the matrix to ``format`` ("auto", "csr", "coo", "ell", "dia", "hyb") for the
+        handle's backend; "auto" lets the library choose from the structure. Returns self.
+        ELL and DIA are refused (TesseraError, TSR_ERR_NOT_SUPPORTED) when mostly padding."""
+        if not isinstance(format, str) or format.lower() not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))}, "
+                             f"not {format!r}")
+        h = handle if handle is not None else self._handle
+        check("tsr_sparse_optimize", self._lib.tsr_sparse_optimize(
+            handle_parameter(h), self._as_parameter_, FORMATS.index(format.lower())))
+        return self
+
+    @property
+    def T(self):
+        """The transpose, for products: ``A.T @ x``."""
+        return _Transposed(self)
+
+    def __matmul__(self, x):
+        return _product(self, False, x)
+
+    def __rmatmul__(self, x):
+        # x @ A == A.T @ x for a vector x (and (A.T @ x.T).T for a 2-D x).
+        if getattr(x, "ndim", np.ndim(x)) == 2:
+            return _product(self, True, x.T).T
+        return _product(self, True, x)
+
+    def close(self):
+        """Frees the library's copy; later use raises ValueError. Closing twice is fine."""
+        ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            check("tsr_sparse_destroy", self._lib.tsr_sparse_destroy(ctypes.c_void_p(ptr)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        if self._ptr is None:
+            return "<tessera.SparseMatrix closed>"
+        return (f"<tessera.SparseMatrix {self.shape[0]}x{self.shape[1]} {self.dtype} "
+                f"nnz={self.nnz} format={self.format!r}>")
+
+
+class _Transposed:
+    """A.T: the same matrix, multiplied as its transpose."""
+
+    __slots__ = ("matrix",)
+    __array_ufunc__ = None
+
+    def __init__(self, matrix):
+        self.matrix = matrix
+
+    shape = property(lambda self: self.matrix.shape[::-1])
+    dtype = property(lambda self: self.matrix.dtype)
+    nnz = property(lambda self: self.matrix.nnz)
+    ndim = 2
+    T = property(lambda self: self.matrix)
+
+    def __matmul__(self, x):
+        return _product(self.matrix, True, x)
+
+    def __rmatmul__(self, x):
+        if getattr(x, "ndim", np.ndim(x)) == 2:
+            return _product(self.matrix, False, x.T).T
+        return _product(self.matrix, False, x)
+
+    def __repr__(self):
+        return f"<transpose of {self.matrix!r}>"
+
+
+def _unwrap(A, function):
+    if isinstance(A, _Transposed):
+        return A.matrix, True
+    if isinstance(A, SparseMatrix):
+        return A, False
+    raise TypeError(f"{function}: A must be a tessera.SparseMatrix (or its .T), "
+                    f"not {type(A).__name__}")
+
+
+def _call(matrix, trans, alpha, x_address, beta, y_address, handle):
+    lib = matrix._lib
+    name, fn = (("tsr_sspmv", lib.tsr_sspmv) if matrix.dtype == np.float32
+                else ("tsr_dspmv", lib.tsr_dspmv))
+    check(name, fn(handle_parameter(handle), _OP_T if trans else _OP_N, alpha,
+                   matrix._as_parameter_, x_address, beta, y_address))
+
+
+def _sizes(matrix, trans):
+    rows, cols = matrix.shape
+    return (cols, rows) if trans else (rows, cols)  # (out, in)
+
+
+def _check_vector_dtype(matrix, arr, name, function):
+    if arr.dtype != matrix.dtype:
+        raise TypeError(f"{function}: {name} is {arr.dtype} but the matrix is {matrix.dtype}; "
+                        f"convert {name} with .astype(numpy.{matrix.dtype})")
+
+
+def _product(matrix, trans, x):
+    """op(A) @ x for a 1-D or 2-D x, in a new array."""
+    function = "SparseMatrix @"
+    out_n, in_n = _sizes(matrix, trans)
+    device = is_device_array(x)
+    X = describe(x, "x")
+    _check_vector_dtype(matrix, X, "x", function)
+    if X.ndim not in (1, 2) or X.shape[0] != in_n:
+        op = "A.T" if trans else "A"
+        raise ValueError(f"{function}: {op} is {out_n}x{in_n} but x has shape {X.shape}")
+    handle = matrix._handle
+    if device:
+        _device.require_cuda(function)
+        handle = _device.device_handle(handle, function)
+        xp = _device.module_of(x)
+    else:
+        xp = np
+    if X.ndim == 1:
+        x_obj = X.obj if contiguous_vector(X) else xp.ascontiguousarray(X.obj)
+        y = xp.empty(out_n, dtype=matrix.dtype)
+        _call(matrix, trans, 1.0, _address(x_obj), 0.0, _address(y), handle)
+        return y
+    columns = X.shape[1]
+    x_obj = xp.asfortranarray(X.obj)  # each column contiguous
+    y = xp.empty((out_n, columns), dtype=matrix.dtype, order="F")
+    item = np.dtype(matrix.dtype).itemsize
+    xa, ya = _address(x_obj), _address(y)
+    for j in range(columns):
+        _call(matrix, trans, 1.0, xa + j * in_n * item, 0.0, ya + j * out_n * item, handle)
+    return y
+
+
+def _address(x):
+    if isinstance(x, np.ndarray):
+        return x.ctypes.data
+    return int(x.__cuda_array_interface__["data"][0] or 0)
+
+
+def spmv(alpha, A, x, beta=0.0, y=None, *, handle=None):
+    """``y = alpha * op(A) @ x + beta * y`` in place; returns y.
+
+    ``A`` is a :class:`SparseMatrix` (op(A) = A) or its ``.T`` (op(A) = A transposed); ``x``
+    and ``y`` are 1-D arrays of A's dtype. ``y`` is written in place, so it must be a
+    contiguous, writable array (or None, with beta == 0, for a new one). ``handle`` defaults
+    to the matrix's own. A non-contiguous x is copied.
+    """
+    function = "tessera.spmv"
+    matrix, trans = _unwrap(A, function)
+    if matrix._ptr is None:
+        raise ValueError(f"{function}: the matrix is closed")
+    for value, name in ((alpha, "alpha"), (beta, "beta")):
+        if isinstance(value, (complex, np.complexfloating)):
+            raise TypeError(f"{function}: {name} must be real, not {value!r}")
+    alpha, beta = float(alpha), float(beta)
+    out_n, in_n = _sizes(matrix, trans)
+    op = "A.T" if trans else "A"
+    arrays = [v for v in (x, y) if v is not None]
+    device = [is_device_array(v) for v in arrays]
+    if any(device) and not all(device):
+        raise TypeError(f"{function}: x and y must both be host (numpy) arrays or both "
+                        "device arrays")
+    on_device = any(device)
+    X = describe(x, "x")
+    _check_vector_dtype(matrix, X, "x", function)
+    if X.ndim != 1 or X.shape[0] != in_n:
+        raise ValueError(f"{function}: {op} is {out_n}x{in_n}, so x must have shape "
+                         f"({in_n},), not {X.shape}")
+    if on_device:
+        _device.require_cuda(function)
+    if y is None:
+        if beta != 0.0:
+            raise ValueError(f"{function}: beta = {beta} scales y, but no y was given")
+        y = (_device.module_of(x) if on_device else np).empty(out_n, dtype=matrix.dtype)
+    elif not on_device and not isinstance(y, np.ndarray):
+        raise TypeError(f"{function}: y must be a numpy array (it is written in place), "
+                        f"not {type(y).__name__}")
+    Y = describe(y, "y")
+    _check_vector_dtype(matrix, Y, "y", function)
+    if Y.ndim != 1 or Y.shape[0] != out_n:
+        raise ValueError(f"{function}: {op} is {out_n}x{in_n}, so y must have shape "
+                         f"({out_n},), not {Y.shape}")
+    if Y.readonly:
+        raise ValueError(f"{function}: y is read-only")
+    if not contiguous_vector(Y):
+        raise ValueError(f"{function}: y (strides {getattr(y, 'strides', None)}) cannot be "
+                         "written in place: pass a contiguous array")
+    if not on_device and np.may_share_memory(X.obj, y):
+        raise ValueError(f"{function}: y shares memory with x")
+    h = handle if handle is not None else matrix._handle
+    if on_device:
+        h = _device.device_handle(h, function)
+    x_obj = X.obj
+    if not contiguous_vector(X):
+        x_obj = (_device.module_of(x) if on_device else np).ascontiguousarray(X.obj)
+    _call(matrix, trans, alpha, _address(x_obj), beta, _address(y), h)
+    return y

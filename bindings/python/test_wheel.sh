@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The Python package as a user gets it: a fresh virtual environment, pip install ./bindings/python
+# (which builds libtessera and bundles it), then the pytest suite and the examples against it.
+# usage: bash bindings/python/test_wheel.sh      (PYTHON=python3.12 to choose the interpreter)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+python="${PYTHON:-python3}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/tessera-wheel.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+echo "== fresh virtual environment ($("$python" --version 2>&1)) in $work/venv"
+"$python" -m venv "$work/venv"
+venv_python="$work/venv/bin/python"
+"$venv_python" -m pip install --quiet --upgrade pip
+
+echo "== pip install ./bindings/python pytest scipy"
+"$venv_python" -m pip install --quiet "$root/bindings/python" pytest scipy
+
+# From a folder outside the checkout, so that the installed package is the one imported, with
+# the library bundled in its wheel (not one named by TESSERA_LIBRARY).
+cd "$work"
+unset TESSERA_LIBRARY PYTHONPATH
+"$venv_python" - <<'PY'
+import pathlib, tessera
+package = pathlib.Path(tessera.__file__).resolve().parent
+print(f"tessera {tessera.__version__} imported from {package}")
+print(f"library: {tessera.library_path}")
+assert "site-packages" in str(package), "the installed package was not the one imported"
+assert pathlib.Path(tessera.library_path).parent == package / "_lib", "not the bundled library"
+PY
+
+echo "== pytest"
+status=0
+TESSERA_EXPECT_BUNDLED=1 "$venv_python" -m pytest -q -rs -p no:cacheprovider \
+    "$root/bindings/python/tests" || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "FAIL: pytest collected no tests"
+    exit 1
+fi
+[ "$status" -eq 0 ] || { echo "FAIL: pytest exited with status $status"; exit 1; }
+
+echo "== examples"
+for example in "$root"/examples/python/*.py; do
+    echo "-- $(basename "$example")"
+    "$venv_python" "$example"
+done
+echo "wheel test passed"

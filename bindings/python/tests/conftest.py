@@ -1,0 +1,75 @@
+# Shared helpers of the Python tests: random data, the float64 (or long double) oracle with a
+# componentwise error bound, and a guard proving a call was refused before reaching the library.
+import numpy as np
+import pytest
+
+import tessera
+
+DTYPES = [np.float32, np.float64]
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20240611)
+
+
+def unit_roundoff(dtype):
+    return np.finfo(dtype).eps / 2
+
+
+def oracle_dtype(dtype):
+    # float32 results are judged against float64; float64 against long double (80-bit on x86).
+    return np.float64 if np.dtype(dtype) == np.float32 else np.longdouble
+
+
+def gemm_reference(a, b, c0, alpha, beta, trans_a, trans_b):
+    """The exact-enough product and the componentwise scale |alpha||A||B| + |beta||C0|."""
+    wide = oracle_dtype(a.dtype)
+    A = np.asarray(a, dtype=wide)
+    B = np.asarray(b, dtype=wide)
+    A = A.T if trans_a else A
+    B = B.T if trans_b else B
+    ref = alpha * (A @ B)
+    scale = abs(alpha) * (np.abs(A) @ np.abs(B))
+    if c0 is not None and beta != 0:
+        C0 = np.asarray(c0, dtype=wide)
+        ref = ref + beta * C0
+        scale = scale + abs(beta) * np.abs(C0)
+    return ref, scale, A.shape[1]
+
+
+def assert_close(got, ref, scale, k, dtype, factor=4):
+    """|got - ref| <= factor * (k + 2) * u * scale, entry by entry."""
+    u = unit_roundoff(dtype)
+    got = np.asarray(got, dtype=ref.dtype)
+    bound = factor * (k + 2) * u * scale + np.finfo(dtype).tiny
+    err = np.abs(got - ref)
+    bad = err > bound
+    if bad.any():
+        i = np.unravel_index(np.argmax(err - bound), err.shape)
+        raise AssertionError(f"{bad.sum()} of {err.size} entries outside the bound; worst at {i}: "
+                             f"got {got[i]}, expected {ref[i]}, bound {bound[i]}")
+
+
+def random_matrix(rng, shape, dtype, order="C"):
+    return np.asarray(rng.uniform(-1, 1, size=shape), dtype=dtype, order=order)
+
+
+class _NoLibrary:
+    def __getattr__(self, name):
+        raise AssertionError(f"the library was called ({name}) although the arguments were wrong")
+
+
+@pytest.fixture
+def no_library(monkeypatch):
+    """Makes any library call from tessera.gemm / spmv / SparseMatrix fail the test."""
+    import tessera._gemm
+    import tessera._sparse
+
+    monkeypatch.setattr(tessera._gemm, "library", lambda: _NoLibrary())
+    monkeypatch.setattr(tessera._sparse, "_library_with_sparse", lambda fn: _NoLibrary())
+    monkeypatch.setattr(tessera._sparse, "_call", lambda *a, **k: _NoLibrary().spmv)
+
+
+needs_sparse = pytest.mark.skipif(not tessera.has_sparse,
+                                  reason="the loaded libtessera has no sparse functions")

@@ -1,0 +1,117 @@
+// gemm on the CUDA backend: classify A, B and C (host or device), use device operands in place
+// (asynchronous on the handle's stream), stage host ones through the pool, launch, check.
+#include "gemm.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "error.hpp"
+#include "kernels.hpp"
+#include "staging.hpp"
+#include "state.hpp"
+#include "tile_load.cuh"
+
+namespace tessera::cuda {
+
+namespace {
+
+bool dgemm_simt = false;
+
+State *state_of(const core::ExecContext *ctx) {
+    return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
+}
+
+bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda,
+                                          const T *B, int64_t ldb, T *C, int64_t ldc) {
+    if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
+    constexpr int64_t vec = 16 / int64_t(sizeof(T));
+    GemmParams<T> p{};
+    p.m = a.m, p.n = a.n, p.k = a.k;
+    p.alpha = a.alpha, p.beta = a.beta;
+    p.A = A, p.lda = lda, p.B = B, p.ldb = ldb, p.C = C, p.ldc = ldc;
+    p.vec_a = aligned16(A) && lda % vec == 0;
+    p.vec_b = aligned16(B) && ldb % vec == 0;
+    p.vec_c = aligned16(C) && ldc % vec == 0;
+    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p);
+    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, dgemm_simt);
+}
+
+template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
+    State *s = state_of(ctx);
+    if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
+    DeviceScope scope(s->dev.ordinal);
+    if (scope.status() != cudaSuccess) return fail_cuda(scope.status(), "cannot select the CUDA device");
+
+    const bool product = a.alpha != T(0) && a.k > 0; // otherwise A and B are not read
+    const bool read_c = a.beta != T(0);
+    const int64_t a_rows = a.trans_a ? a.k : a.m, a_cols = a.trans_a ? a.m : a.k;
+    const int64_t b_rows = a.trans_b ? a.n : a.k, b_cols = a.trans_b ? a.k : a.n;
+    const Memory ka = product ? classify(a.A) : Memory::device;
+    const Memory kb = product ? classify(a.B) : Memory::device;
+    const Memory kc = classify(a.C);
+
+    if (ka == Memory::device && kb == Memory::device && kc == Memory::device) {
+        // All on the device: in place, asynchronous on the stream, as a device library does.
+        cudaError_t e = compute<T>(*s, a, a.A, a.lda, a.B, a.ldb, a.C, a.ldc);
+        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "gemm kernel launch");
+    }
+
+    std::lock_guard<std::mutex> lock(s->staging);
+    const T *dA = a.A, *dB = a.B;
+    T *dC = a.C;
+    int64_t lda = a.lda, ldb = a.ldb, ldc = a.ldc;
+    const int64_t elem = int64_t(sizeof(T));
+    if (ka != Memory::device) {
+        if (tsr_status st = s->operand[0].reserve(size_t(a_rows * a_cols * elem)); st != TSR_SUCCESS) return st;
+        dA = static_cast<const T *>(s->operand[0].ptr), lda = a_rows;
+        if (tsr_status st = upload(*s, s->operand[0].ptr, a.A, a_rows, a_cols, a.lda, elem, ka); st != TSR_SUCCESS)
+            return st;
+    }
+    if (kb != Memory::device) {
+        if (tsr_status st = s->operand[1].reserve(size_t(b_rows * b_cols * elem)); st != TSR_SUCCESS) return st;
+        dB = static_cast<const T *>(s->operand[1].ptr), ldb = b_rows;
+        if (tsr_status st = upload(*s, s->operand[1].ptr, a.B, b_rows, b_cols, a.ldb, elem, kb); st != TSR_SUCCESS)
+            return st;
+    }
+    if (kc != Memory::device) {
+        if (tsr_status st = s->operand[2].reserve(size_t(a.m * a.n * elem)); st != TSR_SUCCESS) return st;
+        dC = static_cast<T *>(s->operand[2].ptr), ldc = a.m;
+        if (read_c)
+            if (tsr_status st = upload(*s, dC, a.C, a.m, a.n, a.ldc, elem, kc); st != TSR_SUCCESS) return st;
+    }
+    if (cudaError_t e = compute<T>(*s, a, dA, lda, dB, ldb, dC, ldc); e != cudaSuccess)
+        return fail_cuda(e, "gemm kernel launch");
+    if (kc != Memory::device) return download(*s, a.C, dC, a.m, a.n, a.ldc, elem, kc);
+    // C on the device, an input on the host: the pinned and pooled buffers are reused by the
+    // next call, so the product must be done before this one returns.
+    if (cudaError_t e = cudaStreamSynchronize(s->stream); e != cudaSuccess) return fail_cuda(e, "gemm");
+    return TSR_SUCCESS;
+}
+
+} // namespace
+
+tsr_status gemm_f32(const core::ExecContext *ctx, const core::GemmArgs<float> *args) { return run(ctx, *args); }
+tsr_status gemm_f64(const core::ExecContext *ctx, const core::GemmArgs<double> *args) { return run(ctx, *args); }
+
+int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k, const void *A, const void *B,
+                const void *C) {
+    if (classify(C) == Memory::device || classify(A) == Memory::device || classify(B) == Memory::device)
+        return 1;
+    // Host operands: worth it when the CPU would take longer than moving the data over PCIe
+    // (about 12 GB/s through the pinned buffers, both ways) plus the device's own time.
+    const State *s = shared_state();
+    const double flops = 2.0 * double(m) * double(n) * double(k);
+    const double bytes = double(elem_size) * (double(m) * double(k) + double(k) * double(n) + 2.0 * double(m) * double(n));
+    const double cpu_rate = double(num_threads) * (elem_size == 4 ? 60e9 : 30e9);
+    const double gpu_rate = (s ? double(s->dev.sm_count) : 100.0) * (elem_size == 4 ? 250e9 : 400e9);
+    return flops / cpu_rate > bytes / 12e9 + flops / gpu_rate + 50e-6 ? 1 : 0;
+}
+
+void read_kernel_choice() {
+    const char *v = secure_getenv("TESSERA_CUDA_DGEMM");
+    dgemm_simt = v && std::strcmp(v, "simt") == 0;
+}
+
+} // namespace tessera::cuda

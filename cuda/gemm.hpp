@@ -1,0 +1,18 @@
+// The CUDA backend's gemm entries: operands in host or device memory, device ones used in
+// place on the handle's stream, host ones staged; and the auto-routing preference.
+#pragma once
+
+#include "core/backend.hpp"
+
+namespace tessera::cuda {
+
+tsr_status gemm_f32(const core::ExecContext *ctx, const core::GemmArgs<float> *args);
+tsr_status gemm_f64(const core::ExecContext *ctx, const core::GemmArgs<double> *args);
+
+int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k, const void *A,
+                const void *B, const void *C);
+
+// TESSERA_CUDA_DGEMM=simt: DGEMM on the SIMT kernel even where FP64 tensor cores exist.
+void read_kernel_choice();
+
+} // namespace tessera::cuda

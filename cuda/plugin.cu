@@ -1,0 +1,84 @@
+// The plugin's one exported symbol: checks the driver and the device, then hands the core
+// the CUDA backend table (gemm on our own kernels; no sparse products yet).
+#include <cstdio>
+
+#include "core/backend.hpp"
+#include "error.hpp"
+#include "gemm.hpp"
+#include "state.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+tsr_status table_create_state(int device, void **state) {
+    State *s = nullptr;
+    tsr_status st = create_state(device, &s);
+    *state = s;
+    return st;
+}
+
+void table_destroy_state(void *state) { destroy_state(static_cast<State *>(state)); }
+
+tsr_status table_set_stream(void *state, void *stream) {
+    auto *s = static_cast<State *>(state);
+    if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
+    s->stream = static_cast<cudaStream_t>(stream);
+    return TSR_SUCCESS;
+}
+
+const core::BackendTable table = {
+    core::kBackendAbiVersion,
+    "cuda",
+    table_create_state,
+    table_destroy_state,
+    table_set_stream,
+    gemm_f32,
+    gemm_f64,
+    last_error,
+    nullptr, // sparse_prepare
+    nullptr, // spmv_f32
+    nullptr, // spmv_f64
+    nullptr, // sparse_release
+    gemm_prefer,
+};
+
+char reason[512];
+
+} // namespace
+
+} // namespace tessera::cuda
+
+using namespace tessera::cuda;
+
+extern "C" __attribute__((visibility("default"))) const tessera::core::BackendTable *
+tessera_cuda_backend_v1(int device, const char **why) {
+    auto refuse = [&](const char *fmt, auto... args) -> const tessera::core::BackendTable * {
+        std::snprintf(reason, sizeof reason, fmt, args...);
+        if (why) *why = reason;
+        return nullptr;
+    };
+    int count = 0;
+    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return refuse("no usable CUDA driver or device (%s)", cudaGetErrorString(e));
+    }
+    if (count == 0) return refuse("no CUDA device is present");
+    if (device < 0 || device >= count)
+        return refuse("TESSERA_CUDA_DEVICE=%d, but there are %d CUDA devices", device, count);
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    if (major < 8)
+        return refuse("CUDA device %d has compute capability %d.%d; this build needs 8.0 or later", device,
+                      major, minor);
+    {
+        DeviceScope scope(device);
+        if (scope.status() != cudaSuccess)
+            return refuse("cannot use CUDA device %d (%s)", device, cudaGetErrorString(scope.status()));
+        if (init_shared_state(device) != TSR_SUCCESS)
+            return refuse("cannot set up CUDA device %d (%s)", device, last_error());
+    }
+    read_kernel_choice();
+    return &table;
+}

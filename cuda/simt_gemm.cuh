@@ -1,0 +1,156 @@
+// The SIMT gemm kernel (SGEMM, and DGEMM where the FP64 tensor cores are missing): block tile
+// in a multi-stage cp.async pipeline, warp tiles, per-thread register tiles of 4-wide groups.
+#pragma once
+
+#include "tile_load.cuh"
+
+namespace tessera::cuda {
+
+// Four consecutive shared-memory elements in as few 16-byte loads as they take.
+template <typename T> __device__ __forceinline__ void lds4(const T *p, T (&v)[4]) {
+    if constexpr (sizeof(T) == 4) {
+        const float4 x = *reinterpret_cast<const float4 *>(p);
+        v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    } else {
+        const double2 x = *reinterpret_cast<const double2 *>(p);
+        const double2 y = *reinterpret_cast<const double2 *>(p + 2);
+        v[0] = x.x, v[1] = x.y, v[2] = y.x, v[3] = y.y;
+    }
+}
+
+template <typename T> __device__ __forceinline__ void stg4(T *p, const T (&v)[4]) {
+    if constexpr (sizeof(T) == 4) {
+        *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+        *reinterpret_cast<double2 *>(p) = make_double2(v[0], v[1]);
+        *reinterpret_cast<double2 *>(p + 2) = make_double2(v[2], v[3]);
+    }
+}
+
+// C = alpha·op(A)·op(B) + beta·C for one BM×BN tile per block. A warp holds 8×4 threads (m
+// fastest); a thread owns GM×GN groups of 4×4 elements, its groups 32 rows and 16 columns
+// apart, so that a warp's 16-byte shared-memory reads are contiguous (no bank conflicts) and
+// its stores to C are coalesced. Shared rows are padded by 16 bytes so that the transposing
+// copies of k-contiguous operands hit two banks at most.
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
+          int MIN_BLOCKS, bool TA, bool TB>
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
+    simt_gemm_kernel(const GemmParams<T> p) {
+    constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    constexpr int WM = 32 * GM, WN = 16 * GN;
+    static_assert(WM * WARPS_M == BM && WN * WARPS_N == BN, "warp tiles must cover the block tile");
+    constexpr int PAD = 16 / int(sizeof(T));
+    constexpr int LDA = BM + PAD, LDB = BN + PAD;
+    constexpr int STAGE = BK * (LDA + LDB);
+
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *smem = reinterpret_cast<T *>(smem_raw);
+
+    int64_t tm, tn;
+    tile_of_block(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
+    const int64_t m0 = tm * BM, n0 = tn * BN;
+
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
+    const int lm = (lane % 8) * 4, ln = (lane / 8) * 4;
+
+    // op(A) is m×k: not transposed it runs along m (CONTIG_MN); op(B) is k×n: transposed it runs along n.
+    auto load_stage = [&](int stage, int64_t k0) {
+        T *As = smem + stage * STAGE;
+        T *Bs = As + BK * LDA;
+        load_tile<T, BM, BK, LDA, THREADS, !TA>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
+        load_tile<T, BN, BK, LDB, THREADS, TB>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+    };
+
+    T acc[GM * 4][GN * 4];
+#pragma unroll
+    for (int i = 0; i < GM * 4; ++i)
+#pragma unroll
+        for (int j = 0; j < GN * 4; ++j) acc[i][j] = T(0);
+
+    const int64_t ktiles = (p.k + BK - 1) / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) load_stage(s, int64_t(s) * BK);
+        cp_async_commit();
+    }
+
+    for (int64_t t = 0; t < ktiles; ++t) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads(); // tile t has landed; everyone is done with the stage refilled below
+        const int64_t next = t + STAGES - 1;
+        if (next < ktiles) load_stage(int(next % STAGES), next * BK);
+        cp_async_commit();
+
+        const T *As = smem + int(t % STAGES) * STAGE;
+        const T *Bs = As + BK * LDA;
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            T a[GM * 4], b[GN * 4];
+#pragma unroll
+            for (int g = 0; g < GM; ++g) {
+                T v[4];
+                lds4(As + kk * LDA + wm0 + g * 32 + lm, v);
+#pragma unroll
+                for (int r = 0; r < 4; ++r) a[g * 4 + r] = v[r];
+            }
+#pragma unroll
+            for (int h = 0; h < GN; ++h) {
+                T v[4];
+                lds4(Bs + kk * LDB + wn0 + h * 16 + ln, v);
+#pragma unroll
+                for (int c = 0; c < 4; ++c) b[h * 4 + c] = v[c];
+            }
+#pragma unroll
+            for (int i = 0; i < GM * 4; ++i)
+#pragma unroll
+                for (int j = 0; j < GN * 4; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
+    }
+    cp_async_wait<0>();
+
+    // Epilogue: C = alpha·acc + beta·C, with beta == 0 never reading C.
+    const bool read_c = p.beta != T(0);
+#pragma unroll
+    for (int h = 0; h < GN; ++h) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const int64_t j = n0 + wn0 + h * 16 + ln + c;
+            if (j >= p.n) continue;
+#pragma unroll
+            for (int g = 0; g < GM; ++g) {
+                const int64_t i = m0 + wm0 + g * 32 + lm;
+                T *cp = p.C + i + j * p.ldc;
+                if (p.vec_c && i + 4 <= p.m) {
+                    T out[4];
+                    if (read_c) {
+                        T old[4];
+                        if constexpr (sizeof(T) == 4) {
+                            const float4 x = *reinterpret_cast<const float4 *>(cp);
+                            old[0] = x.x, old[1] = x.y, old[2] = x.z, old[3] = x.w;
+                        } else {
+                            const double2 x = *reinterpret_cast<const double2 *>(cp);
+                            const double2 y = *reinterpret_cast<const double2 *>(cp + 2);
+                            old[0] = x.x, old[1] = x.y, old[2] = y.x, old[3] = y.y;
+                        }
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) out[r] = p.alpha * acc[g * 4 + r][h * 4 + c] + p.beta * old[r];
+                    } else {
+#pragma unroll
+                        for (int r = 0; r < 4; ++r) out[r] = p.alpha * acc[g * 4 + r][h * 4 + c];
+                    }
+                    stg4(cp, out);
+                } else {
+#pragma unroll
+                    for (int r = 0; r < 4; ++r) {
+                        if (i + r >= p.m) break;
+                        const T v = p.alpha * acc[g * 4 + r][h * 4 + c];
+                        cp[r] = read_c ? v + p.beta * cp[r] : v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace tessera::cuda

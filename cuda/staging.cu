@@ -1,0 +1,97 @@
+// Host operands through pinned buffers: pageable memory is copied in column chunks into the
+// two pinned halves in turn, each half's transfer overlapping the host copy of the next chunk.
+#include "staging.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "error.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+constexpr size_t kChunkBytes = size_t(8) << 20; // of each pinned half
+
+int64_t chunk_cols(int64_t rows, int64_t elem) {
+    return std::max<int64_t>(1, int64_t(kChunkBytes) / (rows * elem));
+}
+} // namespace
+
+Memory classify(const void *ptr) {
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return Memory::pageable_host;
+    }
+    switch (attr.type) {
+    case cudaMemoryTypeDevice:
+    case cudaMemoryTypeManaged: return Memory::device;
+    case cudaMemoryTypeHost: return Memory::pinned_host;
+    default: return Memory::pageable_host;
+    }
+}
+
+tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
+                  int64_t elem, Memory kind) {
+    const size_t pitch = size_t(rows * elem);
+    if (kind != Memory::pageable_host) { // pinned or device: one strided DMA copy
+        cudaError_t e = cudaMemcpy2DAsync(dst, pitch, src, size_t(ld * elem), pitch, size_t(cols),
+                                          cudaMemcpyDefault, s.stream);
+        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot copy an operand to the device");
+    }
+    const int64_t per = chunk_cols(rows, elem);
+    if (tsr_status st = s.pinned.reserve(size_t(per) * pitch); st != TSR_SUCCESS) return st;
+    int turn = 0;
+    for (int64_t c0 = 0; c0 < cols; c0 += per, turn ^= 1) {
+        const int64_t nc = std::min(per, cols - c0);
+        // The half's previous transfer must have left it before the host overwrites it.
+        if (cudaError_t e = cudaEventSynchronize(s.pinned.done[turn]); e != cudaSuccess)
+            return fail_cuda(e, "staging wait");
+        auto *stage = static_cast<unsigned char *>(s.pinned.half[turn]);
+        const auto *from = static_cast<const unsigned char *>(src);
+        for (int64_t j = 0; j < nc; ++j)
+            std::memcpy(stage + size_t(j) * pitch, from + size_t((c0 + j) * ld * elem), pitch);
+        cudaError_t e = cudaMemcpyAsync(static_cast<unsigned char *>(dst) + size_t(c0) * pitch, stage,
+                                        size_t(nc) * pitch, cudaMemcpyHostToDevice, s.stream);
+        if (e == cudaSuccess) e = cudaEventRecord(s.pinned.done[turn], s.stream);
+        if (e != cudaSuccess) return fail_cuda(e, "cannot copy an operand to the device");
+    }
+    return TSR_SUCCESS;
+}
+
+tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
+                    int64_t elem, Memory kind) {
+    const size_t pitch = size_t(rows * elem);
+    if (kind != Memory::pageable_host) {
+        cudaError_t e = cudaMemcpy2DAsync(dst, size_t(ld * elem), src, pitch, pitch, size_t(cols),
+                                          cudaMemcpyDefault, s.stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s.stream);
+        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot copy C back from the device");
+    }
+    const int64_t per = chunk_cols(rows, elem);
+    if (tsr_status st = s.pinned.reserve(size_t(per) * pitch); st != TSR_SUCCESS) return st;
+    const int64_t chunks = (cols + per - 1) / per;
+    auto issue = [&](int64_t c) -> cudaError_t {
+        const int64_t c0 = c * per, nc = std::min(per, cols - c0);
+        cudaError_t e = cudaMemcpyAsync(s.pinned.half[c & 1],
+                                        static_cast<const unsigned char *>(src) + size_t(c0) * pitch,
+                                        size_t(nc) * pitch, cudaMemcpyDeviceToHost, s.stream);
+        return e == cudaSuccess ? cudaEventRecord(s.pinned.done[c & 1], s.stream) : e;
+    };
+    for (int64_t c = 0; c < std::min<int64_t>(2, chunks); ++c)
+        if (cudaError_t e = issue(c); e != cudaSuccess) return fail_cuda(e, "cannot copy C back");
+    for (int64_t c = 0; c < chunks; ++c) {
+        if (cudaError_t e = cudaEventSynchronize(s.pinned.done[c & 1]); e != cudaSuccess)
+            return fail_cuda(e, "cannot copy C back from the device");
+        const int64_t c0 = c * per, nc = std::min(per, cols - c0);
+        const auto *stage = static_cast<const unsigned char *>(s.pinned.half[c & 1]);
+        auto *to = static_cast<unsigned char *>(dst);
+        for (int64_t j = 0; j < nc; ++j)
+            std::memcpy(to + size_t((c0 + j) * ld * elem), stage + size_t(j) * pitch, pitch);
+        if (c + 2 < chunks)
+            if (cudaError_t e = issue(c + 2); e != cudaSuccess) return fail_cuda(e, "cannot copy C back");
+    }
+    return TSR_SUCCESS;
+}
+
+} // namespace tessera::cuda

@@ -1,0 +1,24 @@
+// Moving host operands to and from the device pool through the pinned ring: column chunks
+// are copied on the host into one pinned half while the other half is in flight.
+#pragma once
+
+#include <cstdint>
+
+#include "state.hpp"
+
+namespace tessera::cuda {
+
+enum class Memory { device, pinned_host, pageable_host };
+
+// Where `ptr` lives, as cudaPointerGetAttributes says (managed memory counts as device).
+Memory classify(const void *ptr);
+
+// Copies rows×cols (column-major, leading dimension ld) from host `src` to the packed device
+// matrix `dst` (leading dimension rows) on the state's stream.
+tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
+                  int64_t elem, Memory kind);
+// Copies the packed device matrix `src` back to host `dst` (leading dimension ld) and waits.
+tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
+                    int64_t elem, Memory kind);
+
+} // namespace tessera::cuda

@@ -1,0 +1,62 @@
+// Per-handle state of the CUDA backend: device, stream, a device-memory pool reused across
+// calls (one grow-only buffer per operand) and the pinned buffers that host operands go through.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <mutex>
+
+#include "kernels.hpp"
+#include "tessera/tessera.h"
+
+namespace tessera::cuda {
+
+// A grow-only device allocation: reused by every call that fits, replaced by a larger one
+// when not. Allocation failure is TSR_ERR_OUT_OF_MEMORY.
+struct DeviceBuffer {
+    void *ptr = nullptr;
+    size_t bytes = 0;
+    tsr_status reserve(size_t need);
+    void release();
+};
+
+// Two pinned host buffers used in turn, each with an event saying when the copy that reads
+// or writes it has finished, so that host copies overlap with transfers.
+struct PinnedRing {
+    void *half[2] = {nullptr, nullptr};
+    cudaEvent_t done[2] = {nullptr, nullptr};
+    size_t bytes = 0; // of each half
+    tsr_status reserve(size_t need);
+    void release();
+};
+
+struct State {
+    DeviceInfo dev;
+    cudaStream_t stream = nullptr; // the user's (tsr_set_cuda_stream), else the legacy default stream
+    std::mutex staging;            // host-operand calls take the buffers below one at a time
+    DeviceBuffer operand[3];       // A, B, C copies of host operands
+    PinnedRing pinned;
+};
+
+// A new state for `device`; on failure a status with the reason recorded.
+tsr_status create_state(int device, State **out);
+void destroy_state(State *state);
+
+// The state used when a handle has none of its own (auto routing, the default handle).
+State *shared_state();
+tsr_status init_shared_state(int device); // once, from the plugin's entry point
+
+// Makes the state's device current on this thread for the scope, restoring the previous one.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device);
+    ~DeviceScope();
+    cudaError_t status() const { return err_; }
+
+private:
+    int previous_ = -1;
+    cudaError_t err_ = cudaSuccess;
+};
+
+} // namespace tessera::cuda

@@ -1,0 +1,125 @@
+// Runs tsr_sparse_optimize and the sparse products on the handle's backend: the format choice
+// and conversion (src/sparse), the backend's prepared data, quick returns, timing and the log.
+#include "core/sparse_dispatch.hpp"
+
+#include <chrono>
+
+#include "core/call_log.hpp"
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/plugin.hpp"
+#include "core/threads.hpp"
+#include "sparse/optimize.hpp"
+
+namespace tessera::core {
+
+namespace {
+
+struct SparseChoice {
+    const BackendTable *table;
+    void *state;     // the backend's per-handle state
+    const char *why; // for the log; nullptr when the handle named the backend
+};
+
+SparseChoice choose(const tsr_context *ctx) {
+    switch (ctx->backend) {
+    case TSR_BACKEND_REFERENCE: return {&reference::backend(), nullptr, nullptr};
+    case TSR_BACKEND_CUDA:
+        if (const BackendTable *cuda = cuda_backend(nullptr)) {
+            if (cuda->spmv_f32 && cuda->spmv_f64) return {cuda, ctx->cuda_state, nullptr};
+            return {&cpu::backend(), nullptr, "cuda has no sparse kernels"};
+        }
+        return {&cpu::backend(), nullptr, "cuda unavailable"};
+    case TSR_BACKEND_CPU: return {&cpu::backend(), nullptr, nullptr};
+    case TSR_BACKEND_AUTO: break;
+    }
+    // Until the CUDA backend has a cost model for sparse products, auto means the CPU.
+    return {&cpu::backend(), nullptr, "auto"};
+}
+
+sparse::Target target_of(const BackendTable *table) {
+    const BackendTable *cuda = cuda_backend(nullptr);
+    return cuda && table == cuda ? sparse::Target::gpu : sparse::Target::cpu;
+}
+
+template <typename T> auto entry(const BackendTable &t) {
+    if constexpr (sizeof(T) == 4) return t.spmv_f32;
+    else return t.spmv_f64;
+}
+
+SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op) {
+    const sparse::Plan &plan = plan_of(m);
+    return {routine, op, m->rows, m->cols, nnz_of(m), sparse::format_name(plan.format),
+            sparse::kernel_name(plan.format, plan.kernel)};
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format format) {
+    if (!ctx) ctx = default_context();
+    if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "tsr_sparse_optimize: cannot create the default handle");
+    const auto start = std::chrono::steady_clock::now();
+    SparseChoice choice = choose(ctx);
+
+    sparse::Applied applied = sparse::apply_format(m->storage, format, target_of(choice.table));
+    if (!applied.fault.empty())
+        return fail(applied.refused ? TSR_ERR_NOT_SUPPORTED : TSR_ERR_INTERNAL,
+                    "tsr_sparse_optimize: %s", applied.fault.c_str());
+    release_prepared(m);
+
+    // The backend prepares its own data now, so that the first product does not pay for it.
+    ExecContext exec{call_threads(ctx->num_threads), choice.state};
+    void *state = nullptr;
+    tsr_status s = prepared_state(m, choice.table, exec, &state);
+    if (s != TSR_SUCCESS)
+        return fail(s, "tsr_sparse_optimize: backend %s cannot prepare the matrix: %s", choice.table->name,
+                    choice.table->last_error ? choice.table->last_error() : last_error());
+
+    if (config().verbose)
+        log_sparse_optimize(trace_of(m, "", ' '), sparse::format_name(format), choice.table->name,
+                            plan_of(m).reason.c_str(), seconds_since(start));
+    return TSR_SUCCESS;
+}
+
+template <typename T>
+tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_sparse_matrix *A,
+                const T *x, T beta, T *y) {
+    if (!ctx) ctx = default_context();
+    if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", routine);
+    const bool verbose = config().verbose;
+    const bool trans = op != TSR_OP_N;
+    const char op_letter = op == TSR_OP_N ? 'N' : op == TSR_OP_T ? 'T' : 'C';
+
+    const int64_t out_rows = trans ? A->cols : A->rows;
+    if (out_rows == 0 || (alpha == T(0) && beta == T(1))) {
+        if (verbose) log_spmv(trace_of(A, routine, op_letter), "none", "quick return", 0, 0.0);
+        return TSR_SUCCESS;
+    }
+
+    SparseChoice choice = choose(ctx);
+    ExecContext exec{call_threads(ctx->num_threads), choice.state};
+    void *prepared = nullptr;
+    if (tsr_status s = prepared_state(A, choice.table, exec, &prepared); s != TSR_SUCCESS)
+        return fail(s, "%s: backend %s cannot prepare the matrix: %s", routine, choice.table->name,
+                    choice.table->last_error ? choice.table->last_error() : last_error());
+    SpmvArgs<T> args{trans, alpha, x, beta, y, &A->storage, prepared};
+    auto run = entry<T>(*choice.table);
+    if (!verbose) return run(&exec, &args);
+
+    const auto start = std::chrono::steady_clock::now();
+    tsr_status status = run(&exec, &args);
+    log_spmv(trace_of(A, routine, op_letter), choice.table->name, choice.why, exec.num_threads,
+             seconds_since(start));
+    return status;
+}
+
+template tsr_status spmv<float>(tsr_context *, const char *, tsr_op, float, tsr_sparse_matrix *,
+                                const float *, float, float *);
+template tsr_status spmv<double>(tsr_context *, const char *, tsr_op, double, tsr_sparse_matrix *,
+                                 const double *, double, double *);
+
+} // namespace tessera::core

@@ -1,0 +1,42 @@
+// The sparse matrix handle (struct tsr_sparse_matrix): the backend-free storage of src/sparse
+// plus what each backend prepared for it, made on first use under the matrix's own lock.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "sparse/storage.hpp"
+
+struct tsr_sparse_matrix {
+    tsr_dtype dtype = TSR_F64;
+    tsr_index_type itype = TSR_INDEX_I32;
+    int64_t rows = 0, cols = 0;
+    tessera::sparse::Storage storage;
+
+    // Backend data for the current plan, one entry per backend that ran a product.
+    struct Prepared {
+        const tessera::core::BackendTable *table;
+        void *state;
+    };
+    std::mutex lock; // guards `prepared`
+    std::vector<Prepared> prepared;
+
+    ~tsr_sparse_matrix();
+};
+
+namespace tessera::core {
+
+// The state `table` prepared for `m`, preparing it on first use (thread-safe).
+tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const ExecContext &ctx,
+                          void **state);
+
+// Releases every backend's state (after the plan changes, and on destroy).
+void release_prepared(tsr_sparse_matrix *m);
+
+// The current plan.
+const sparse::Plan &plan_of(const tsr_sparse_matrix *m);
+int64_t nnz_of(const tsr_sparse_matrix *m);
+
+} // namespace tessera::core

@@ -1,0 +1,99 @@
+// CSR y = alpha·A·x + beta·y: the merge path splits rows + nonzeros evenly over the threads
+// (a long row is shared, its pieces added after the join), each thread runs a row kernel
+// over its segment: scalar, or AVX-512 gathers for long rows where the CPU has them.
+#include <omp.h>
+
+#include <vector>
+
+#include "cpu/isa.hpp"
+#include "cpu/spmv_common.hpp"
+#include "cpu/spmv_kernels.hpp"
+#include "cpu/spmv_simd.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+// Rows [row_begin, row_end) complete, starting at nonzero nz_begin (the first row may have
+// begun in the previous segment); the entries [.., nz_end) of row row_end are returned in
+// *carry. Four accumulators keep long rows from waiting on one chain of additions.
+template <BetaMode B, typename V, typename I>
+void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
+                        V *carry) {
+    const I *rp = a.row_ptr.data();
+    const I *col = a.col.data();
+    const V *val = a.val.data();
+    const V *x = v.x;
+    int64_t j = s.nz_begin;
+    for (int64_t i = s.row_begin; i < s.row_end; ++i) {
+        const int64_t end = rp[i + 1];
+        V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        prefetch_ahead(val + j, col + j);
+        for (; j + 4 <= end; j += 4) {
+            prefetch_ahead(val + j, col + j);
+            s0 += val[j] * x[col[j]];
+            s1 += val[j + 1] * x[col[j + 1]];
+            s2 += val[j + 2] * x[col[j + 2]];
+            s3 += val[j + 3] * x[col[j + 3]];
+        }
+        for (; j < end; ++j) s0 += val[j] * x[col[j]];
+        store<B>(v.y, i, v.alpha, (s0 + s1) + (s2 + s3), v.beta);
+    }
+    V c = 0;
+    for (; j < s.nz_end; ++j) c += val[j] * x[col[j]];
+    *carry = c;
+}
+
+template <typename V, typename I>
+using SegmentFn = void (*)(const sparse::Csr<V, I> &, const CsrSegment &, const SpmvVectors<V> &, V *);
+
+template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(sparse::Kernel kernel) {
+#if defined(__x86_64__)
+    if (active_isa() == Isa::avx512) {
+        if (kernel == sparse::Kernel::vector_rows) return csr_segment_avx512<B, true, V, I>;
+        return csr_segment_avx512<B, false, V, I>;
+    }
+#endif
+    (void)kernel;
+    return csr_segment_scalar<B, V, I>;
+}
+
+} // namespace
+
+template <typename V, typename I>
+void csr_n(const sparse::Csr<V, I> &a, sparse::Kernel kernel, int threads, const SpmvVectors<V> &v) {
+    const int64_t rows = a.rows, nnz = a.nnz();
+    const int64_t path = rows + nnz;
+    const int nt = spmv_threads(path, threads);
+    with_beta(v.beta, [&]<BetaMode B>() {
+        SegmentFn<V, I> run = segment_for<B, V, I>(kernel);
+        if (nt == 1) {
+            V carry;
+            run(a, {0, rows, 0, nnz}, v, &carry);
+            return;
+        }
+        std::vector<V> carry(size_t(nt), V(0));
+        std::vector<int64_t> carry_row(size_t(nt), rows);
+#pragma omp parallel num_threads(nt)
+        {
+            const int t = omp_get_thread_num(), n = omp_get_num_threads();
+            PathPoint s = merge_path(path / n * t + path % n * t / n, a.row_ptr.data(), rows, nnz);
+            PathPoint e = merge_path(path / n * (t + 1) + path % n * (t + 1) / n, a.row_ptr.data(), rows, nnz);
+            run(a, {s.row, e.row, s.nz, e.nz}, v, &carry[size_t(t)]);
+            carry_row[size_t(t)] = e.row;
+        }
+        // A row split between segments was stored by the segment that ended it; add the rest.
+        for (int t = 0; t < nt; ++t)
+            if (carry_row[size_t(t)] < rows) v.y[carry_row[size_t(t)]] += v.alpha * carry[size_t(t)];
+    });
+}
+
+#define TSR_CSR(V, I)                                                                              \
+    template void csr_n<V, I>(const sparse::Csr<V, I> &, sparse::Kernel, int, const SpmvVectors<V> &);
+TSR_CSR(float, int32_t)
+TSR_CSR(float, int64_t)
+TSR_CSR(double, int32_t)
+TSR_CSR(double, int64_t)
+#undef TSR_CSR
+
+} // namespace tessera::cpu

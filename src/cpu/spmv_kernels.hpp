@@ -1,0 +1,42 @@
+// The CPU sparse kernels, one per format and direction: y = alpha·A·x + beta·y (…_n) and
+// y = alpha·Aᵀ·x + beta·y (…_t). alpha != 0 here (the backend handles alpha == 0).
+#pragma once
+
+#include <cstdint>
+
+#include "sparse/formats.hpp"
+#include "sparse/storage.hpp"
+
+namespace tessera::cpu {
+
+template <typename V> struct SpmvVectors {
+    V alpha;
+    const V *x;
+    V beta;
+    V *y;
+};
+
+struct TransposeWork; // per-matrix data of the transposed products (spmv_transpose.cpp)
+
+template <typename V, typename I>
+void csr_n(const sparse::Csr<V, I> &a, sparse::Kernel kernel, int threads, const SpmvVectors<V> &v);
+template <typename V, typename I>
+void coo_n(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v);
+// COO with `gaps` false adds alpha·A·x into the rows that have entries and leaves the others
+// (the COO tail of HYB, after its ELL part); coo_n is coo_accumulate with gaps.
+template <typename V, typename I>
+void coo_accumulate(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v, bool gaps);
+template <typename V, typename I>
+void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v);
+template <typename V> void dia_n(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v);
+template <typename V> void dia_t(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v);
+
+// Transposed products of the scattering formats: each thread scatters its share of the
+// entries, straight into y where no other thread writes and into a private buffer elsewhere.
+template <typename V, typename I>
+void scatter_t(const sparse::Typed<V, I> &t, TransposeWork &work, int threads, const SpmvVectors<V> &v);
+
+// y = beta·y (alpha == 0: A and x are not read; beta == 0 writes zeros without reading y).
+template <typename V> void scale_y(int64_t n, V beta, V *y, int threads);
+
+} // namespace tessera::cpu

@@ -1,0 +1,28 @@
+// The AVX-512 pieces of the CPU sparse kernels (spmv_avx512.cpp, compiled for AVX-512F only):
+// CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs.
+// Callers use them only when cpu::active_isa() is avx512.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/spmv_common.hpp"
+#include "cpu/spmv_kernels.hpp"
+
+namespace tessera::cpu {
+
+#if defined(__x86_64__)
+// As csr_segment_scalar; with VectorRows, rows of 8 or more entries use gathers.
+template <BetaMode B, bool VectorRows, typename V, typename I>
+void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
+                        V *carry);
+
+// Row blocks [block_begin, block_end) of 16 rows: y = alpha·(A·x) + beta·y for their rows.
+template <BetaMode B, typename V, typename I>
+void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t block_end,
+                       const SpmvVectors<V> &v);
+
+// acc[0..n) += val[0..n) · x[0..n)
+template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x, int64_t n);
+#endif
+
+} // namespace tessera::cpu

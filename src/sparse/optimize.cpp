@@ -1,0 +1,65 @@
+// tsr_sparse_optimize on the storage: the structure is analysed on first need, the format is
+// chosen (AUTO) or checked against the padding limit (ELL, DIA), then converted from CSR.
+#include "sparse/optimize.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "sparse/convert.hpp"
+
+namespace tessera::sparse {
+
+namespace {
+
+template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format requested, Target target) {
+    if (!t.structure) t.structure = analyze(t.csr, t.rows);
+    const Structure &s = *t.structure;
+
+    Plan plan;
+    if (requested == TSR_FORMAT_AUTO) {
+        plan = choose_format(s, target, sizeof(V), sizeof(I));
+    } else {
+        char detail[96];
+        Fault refusal;
+        if (requested == TSR_FORMAT_ELL) {
+            std::snprintf(detail, sizeof detail, "longest row %" PRId64 ", mean %.1f",
+                          s.row.max_len, s.row.mean);
+            refusal = padding_fault("ELL", s.ell_slots, s.row.nnz, detail);
+        } else if (requested == TSR_FORMAT_DIA) {
+            std::snprintf(detail, sizeof detail, "%" PRId64 " diagonals", s.ndiag);
+            refusal = padding_fault("DIA", s.dia_slots, s.row.nnz, detail);
+        }
+        if (!refusal.empty()) return {refusal, true};
+        plan.format = requested;
+        plan.kernel = choose_kernel(requested, s.row, target);
+        plan.reason = "requested";
+    }
+
+    // Build the new representation first, so a failure (out of memory) leaves the old one.
+    Coo<V, I> coo;
+    Ell<V, I> ell;
+    Dia<V> dia;
+    Hyb<V, I> hyb;
+    switch (plan.format) {
+    case TSR_FORMAT_COO: coo = csr_to_coo(t.csr); break;
+    case TSR_FORMAT_ELL: ell = csr_to_ell(t.csr, s.row.max_len); break;
+    case TSR_FORMAT_DIA: dia = csr_to_dia(t.csr, s); break;
+    case TSR_FORMAT_HYB: hyb = csr_to_hyb(t.csr, s.hyb_width); break;
+    case TSR_FORMAT_CSR: break;
+    default: return {"the chosen format is not a storage format", false};
+    }
+    t.coo = std::move(coo);
+    t.ell = std::move(ell);
+    t.dia = std::move(dia);
+    t.hyb = std::move(hyb);
+    t.plan = std::move(plan);
+    return {};
+}
+
+} // namespace
+
+Applied apply_format(Storage &storage, tsr_format requested, Target target) {
+    return std::visit([&](auto &t) { return apply(t, requested, target); }, storage.typed);
+}
+
+} // namespace tessera::sparse

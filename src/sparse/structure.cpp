@@ -1,0 +1,94 @@
+// Row-length statistics from row_ptr, occupied diagonals from one pass over the columns (a
+// bit per diagonal), and the sizes ELL, DIA and HYB would have.
+#include "sparse/structure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace tessera::sparse {
+
+template <typename I> RowStats row_stats(int64_t rows, int64_t cols, const I *row_ptr) {
+    RowStats s;
+    s.rows = rows;
+    s.cols = cols;
+    s.nnz = rows > 0 ? int64_t(row_ptr[rows]) : 0;
+    if (rows == 0) return s;
+    s.min_len = INT64_MAX;
+    double sum_sq = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+        int64_t len = int64_t(row_ptr[i + 1]) - int64_t(row_ptr[i]);
+        s.min_len = std::min(s.min_len, len);
+        s.max_len = std::max(s.max_len, len);
+        s.empty_rows += len == 0;
+        sum_sq += double(len) * double(len);
+    }
+    s.mean = double(s.nnz) / double(rows);
+    s.stddev = std::sqrt(std::max(0.0, sum_sq / double(rows) - s.mean * s.mean));
+    return s;
+}
+
+template <typename I> int64_t hyb_width(int64_t rows, const I *row_ptr, int64_t max_len) {
+    if (rows == 0 || max_len == 0) return 0;
+    // at_least[k] = rows with length >= k.
+    std::vector<int64_t> at_least(size_t(max_len) + 2, 0);
+    for (int64_t i = 0; i < rows; ++i) ++at_least[size_t(row_ptr[i + 1] - row_ptr[i])];
+    for (int64_t k = max_len - 1; k >= 0; --k) at_least[size_t(k)] += at_least[size_t(k) + 1];
+    int64_t width = 0;
+    for (int64_t k = 1; k <= max_len; ++k)
+        if (2 * at_least[size_t(k)] >= rows) width = k;
+    return width;
+}
+
+template <typename V, typename I> Structure analyze(const Csr<V, I> &a, const RowStats &row) {
+    Structure s;
+    s.row = row;
+    const int64_t rows = a.rows, cols = a.cols;
+    if (rows == 0 || cols == 0) return s;
+    const int64_t stride = round_up(rows, kEllRowAlign);
+
+    // Diagonal offset o = j - i lies in [-(rows-1), cols-1]: bit o + rows - 1.
+    const int64_t span = rows + cols - 1;
+    std::vector<uint64_t> seen(size_t((span + 63) / 64), 0);
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
+            const int64_t bit = int64_t(a.col[p]) - i + rows - 1;
+            seen[size_t(bit >> 6)] |= uint64_t(1) << (bit & 63);
+        }
+    for (size_t w = 0; w < seen.size(); ++w) {
+        for (uint64_t bits = seen[w]; bits; bits &= bits - 1) {
+            int64_t off = int64_t(w) * 64 + __builtin_ctzll(bits) - (rows - 1);
+            int64_t first = std::max<int64_t>(0, -off), last = std::min(rows, cols - off);
+            ++s.ndiag;
+            s.dia_cover += last - first;
+        }
+    }
+    s.dia_slots = s.ndiag * stride;
+    s.ell_slots = row.max_len * stride;
+
+    s.hyb_width = hyb_width(rows, a.row_ptr.data(), row.max_len);
+    for (int64_t b = 0; b < rows; b += kEllRowAlign) {
+        int64_t block_max = 0;
+        for (int64_t i = b; i < std::min(rows, b + kEllRowAlign); ++i) {
+            int64_t len = int64_t(a.row_ptr[i + 1]) - int64_t(a.row_ptr[i]);
+            block_max = std::max(block_max, len);
+            s.hyb_tail += std::max<int64_t>(0, len - s.hyb_width);
+        }
+        s.ell_blocked += block_max * kEllRowAlign;
+        s.hyb_blocked += std::min(block_max, s.hyb_width) * kEllRowAlign;
+    }
+    return s;
+}
+
+#define TSR_STRUCTURE(V, I) template Structure analyze<V, I>(const Csr<V, I> &, const RowStats &);
+TSR_STRUCTURE(float, int32_t)
+TSR_STRUCTURE(float, int64_t)
+TSR_STRUCTURE(double, int32_t)
+TSR_STRUCTURE(double, int64_t)
+#undef TSR_STRUCTURE
+template RowStats row_stats<int32_t>(int64_t, int64_t, const int32_t *);
+template RowStats row_stats<int64_t>(int64_t, int64_t, const int64_t *);
+template int64_t hyb_width<int32_t>(int64_t, const int32_t *, int64_t);
+template int64_t hyb_width<int64_t>(int64_t, const int64_t *, int64_t);
+
+} // namespace tessera::sparse

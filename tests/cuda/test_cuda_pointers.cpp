@@ -1,0 +1,134 @@
+// Host and device operands on the CUDA backend: device pointers computed in place on the
+// handle's stream, mixed host/device operands, a user stream, and calls from several threads.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "cuda_support.hpp"
+
+namespace tessera::test {
+namespace {
+
+class CudaPointers : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        TSR_REQUIRE_CUDA();
+        ASSERT_EQ(tsr_create(&handle_), TSR_SUCCESS);
+        // Under TESSERA_BACKEND=auto the handle stays on auto: device pointers must route to CUDA.
+        const char *env = std::getenv("TESSERA_BACKEND");
+        if (!env || std::strcmp(env, "auto") != 0)
+            ASSERT_EQ(tsr_set_backend(handle_, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
+    }
+    void TearDown() override {
+        if (handle_) tsr_destroy(handle_);
+    }
+    tsr_handle handle_ = nullptr;
+};
+
+// Runs `c` with each operand on the device where `on_device` says so (bits A=1, B=2, C=4),
+// on the handle's stream, then checks against the oracle.
+template <typename T>
+::testing::AssertionResult run_placed(tsr_handle h, const GemmCase &c, int on_device, int64_t pad,
+                                      cudaStream_t stream = nullptr) {
+    const bool an = c.ta == TSR_OP_N, bn = c.tb == TSR_OP_N;
+    auto A = random_matrix<T>(an ? c.m : c.k, an ? c.k : c.m, c.layout, pad, T(0));
+    auto B = random_matrix<T>(bn ? c.k : c.n, bn ? c.n : c.k, c.layout, pad, T(0));
+    auto C = random_matrix<T>(c.m, c.n, c.layout, pad, T(-7));
+    auto C0 = C;
+    DeviceArray<T> dA(A.data), dB(B.data), dC(C.data);
+    const T *pa = on_device & 1 ? dA.ptr : A.data.data();
+    const T *pb = on_device & 2 ? dB.ptr : B.data.data();
+    T *pc = on_device & 4 ? dC.ptr : C.data.data();
+    tsr_status s;
+    if constexpr (sizeof(T) == 4)
+        s = tsr_sgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), pa, A.ld, pb, B.ld, float(c.beta), pc, C.ld);
+    else
+        s = tsr_dgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, pa, A.ld, pb, B.ld, c.beta, pc, C.ld);
+    if (s != TSR_SUCCESS)
+        return ::testing::AssertionFailure() << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
+    if (cudaStreamSynchronize(stream) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+        return ::testing::AssertionFailure() << "device error after " << describe(c);
+    if (on_device & 4) dC.to_host(C.data);
+    return check_gemm(c, A, B, C0, C);
+}
+
+TEST_F(CudaPointers, DeviceOperandsEveryOpAndLayout) {
+    for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR})
+        for (tsr_op ta : {TSR_OP_N, TSR_OP_T})
+            for (tsr_op tb : {TSR_OP_N, TSR_OP_T})
+                for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{77, 45, 130}, {300, 257, 96}, {5, 3, 1}}) {
+                    GemmCase c{layout, ta, tb, m, n, k, 0.75, -0.5};
+                    ASSERT_TRUE(run_placed<float>(handle_, c, 7, 1));
+                    ASSERT_TRUE(run_placed<double>(handle_, c, 7, 0));
+                }
+}
+
+TEST_F(CudaPointers, MixedHostAndDevice) {
+    for (int placed = 0; placed < 8; ++placed) {
+        GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 131, 67, 45, 1.5, 0.25};
+        ASSERT_TRUE(run_placed<float>(handle_, c, placed, 2)) << "placement " << placed;
+        ASSERT_TRUE(run_placed<double>(handle_, c, placed, 3)) << "placement " << placed;
+    }
+}
+
+TEST_F(CudaPointers, ScalingOnlyOnDevice) { // alpha == 0 and k == 0: C = beta·C on the device
+    GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 40, 30, 20, 0.0, -2.0};
+    ASSERT_TRUE(run_placed<float>(handle_, c, 7, 1));
+    c = {TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 40, 30, 0, 1.0, 0.0};
+    ASSERT_TRUE(run_placed<double>(handle_, c, 7, 1));
+}
+
+TEST_F(CudaPointers, UserStream) {
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(tsr_set_cuda_stream(handle_, stream), TSR_SUCCESS) << tsr_last_error();
+    for (int placed : {7, 0, 3}) {
+        GemmCase c{TSR_ROW_MAJOR, TSR_OP_T, TSR_OP_N, 200, 150, 99, -1.0, 1.0};
+        ASSERT_TRUE(run_placed<float>(handle_, c, placed, 0, stream));
+        ASSERT_TRUE(run_placed<double>(handle_, c, placed, 1, stream));
+    }
+    ASSERT_EQ(tsr_set_cuda_stream(handle_, nullptr), TSR_SUCCESS);
+    cudaStreamDestroy(stream);
+}
+
+TEST_F(CudaPointers, ManyHostThreadsOneHandle) {
+    std::vector<std::thread> threads;
+    std::vector<int> failures(6, 0);
+    for (int t = 0; t < 6; ++t)
+        threads.emplace_back([&, t] {
+            for (int rep = 0; rep < 4; ++rep) {
+                GemmCase c{TSR_COL_MAJOR, t % 2 ? TSR_OP_T : TSR_OP_N, TSR_OP_N, 150 + t, 140 + rep, 130, 1.0, 0.5};
+                const int placed = (t + rep) % 3 == 0 ? 7 : 0;
+                if (!(t % 3 ? run_placed<float>(handle_, c, placed, 1) : run_placed<double>(handle_, c, placed, 1)))
+                    ++failures[t];
+            }
+        });
+    for (auto &th : threads) th.join();
+    for (int t = 0; t < 6; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+TEST_F(CudaPointers, ThreadsWithOwnHandles) {
+    std::vector<std::thread> threads;
+    std::vector<int> failures(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            tsr_handle h = nullptr;
+            if (tsr_create(&h) != TSR_SUCCESS || tsr_set_backend(h, TSR_BACKEND_CUDA) != TSR_SUCCESS) {
+                ++failures[t];
+                return;
+            }
+            for (int rep = 0; rep < 3; ++rep) {
+                GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 333, 129 + t, 71, 0.5, 0.0};
+                if (!run_placed<float>(h, c, rep == 1 ? 7 : 0, 0)) ++failures[t];
+            }
+            tsr_destroy(h);
+        });
+    for (auto &th : threads) th.join();
+    for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+} // namespace
+} // namespace tessera::test

@@ -1,0 +1,165 @@
+// The sparse test helpers: both create doors from one entry list, random vectors with NaN
+// where nothing may be read, and the long double oracle with its per-row bound.
+#include "sparse_support.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+namespace tessera::test {
+
+Entries from_csr(const bench::CsrMatrix &m) {
+    Entries e;
+    e.name = m.name;
+    e.rows = m.rows;
+    e.cols = m.cols;
+    for (int64_t i = 0; i < m.rows; ++i)
+        for (int64_t p = m.row_ptr[size_t(i)]; p < m.row_ptr[size_t(i) + 1]; ++p) {
+            e.row.push_back(i);
+            e.col.push_back(m.col[size_t(p)]);
+            e.val.push_back(m.val[size_t(p)]);
+        }
+    return e;
+}
+
+Entries from_coo(const bench::CooMatrix &m) {
+    Entries e;
+    e.rows = m.rows;
+    e.cols = m.cols;
+    e.row = m.row;
+    e.col = m.col;
+    e.val = m.val;
+    return e;
+}
+
+const char *door_name(Door d) { return d == Door::csr ? "csr" : "coo"; }
+
+const char *format_label(tsr_format f) {
+    switch (f) {
+    case TSR_FORMAT_AUTO: return "AUTO";
+    case TSR_FORMAT_CSR: return "CSR";
+    case TSR_FORMAT_COO: return "COO";
+    case TSR_FORMAT_ELL: return "ELL";
+    case TSR_FORMAT_DIA: return "DIA";
+    case TSR_FORMAT_HYB: return "HYB";
+    }
+    return "?";
+}
+
+namespace {
+
+template <typename T, typename I>
+tsr_status create_typed(tsr_handle h, const Entries &e, tsr_index_type itype, Door door, tsr_sparse *A) {
+    constexpr tsr_dtype dtype = sizeof(T) == 4 ? TSR_F32 : TSR_F64;
+    std::vector<T> val(e.val.begin(), e.val.end());
+    std::vector<I> col(e.col.begin(), e.col.end());
+    if (door == Door::coo) {
+        std::vector<I> row(e.row.begin(), e.row.end());
+        return tsr_sparse_create_coo(h, A, dtype, itype, e.rows, e.cols, e.nnz(), row.data(), col.data(),
+                                     val.data());
+    }
+    // Group by row (stable: the order inside a row is the entries' order).
+    std::vector<I> row_ptr(size_t(e.rows) + 1, 0);
+    for (int64_t r : e.row) ++row_ptr[size_t(r) + 1];
+    for (int64_t i = 0; i < e.rows; ++i) row_ptr[size_t(i) + 1] += row_ptr[size_t(i)];
+    std::vector<I> next(row_ptr.begin(), row_ptr.end() - 1);
+    std::vector<I> grouped_col(col.size());
+    std::vector<T> grouped_val(val.size());
+    for (size_t k = 0; k < val.size(); ++k) {
+        I p = next[size_t(e.row[k])]++;
+        grouped_col[size_t(p)] = col[k];
+        grouped_val[size_t(p)] = val[k];
+    }
+    return tsr_sparse_create_csr(h, A, dtype, itype, e.rows, e.cols, e.nnz(), row_ptr.data(),
+                                 grouped_col.data(), grouped_val.data());
+}
+
+} // namespace
+
+template <typename T>
+tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, Door door, tsr_sparse *A) {
+    return itype == TSR_INDEX_I32 ? create_typed<T, int32_t>(h, e, itype, door, A)
+                                  : create_typed<T, int64_t>(h, e, itype, door, A);
+}
+
+std::string describe(const ProductCase &c) {
+    char text[96];
+    std::snprintf(text, sizeof text, "op=%s alpha=%g beta=%g",
+                  c.op == TSR_OP_N ? "N" : c.op == TSR_OP_T ? "T" : "C", c.alpha, c.beta);
+    return text;
+}
+
+std::vector<ProductCase> standard_cases(tsr_op op) {
+    return {{op, 1, 0}, {op, -1, 1}, {op, 0.5, -2}, {op, 0, 0.5}, {op, 0, 0}};
+}
+
+template <typename T>
+::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
+                                         uint64_t seed) {
+    const bool trans = c.op != TSR_OP_N;
+    const int64_t in = trans ? e.rows : e.cols, out = trans ? e.cols : e.rows;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    std::vector<T> x(size_t(std::max<int64_t>(in, 1))), y(size_t(std::max<int64_t>(out, 1)));
+    for (T &v : x) v = c.alpha == 0 ? nan : T(uniform(rng));
+    for (T &v : y) v = c.beta == 0 ? nan : T(uniform(rng));
+    const std::vector<T> y0 = y;
+    const T alpha = T(c.alpha), beta = T(c.beta);
+
+    tsr_status s;
+    if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, c.op, alpha, A, x.data(), beta, y.data());
+    else s = tsr_dspmv(h, c.op, alpha, A, x.data(), beta, y.data());
+    if (s != TSR_SUCCESS)
+        return ::testing::AssertionFailure() << describe(c) << ": status " << tsr_status_string(s) << ": "
+                                             << tsr_last_error();
+
+    // The oracle, from the entries with their values rounded to T.
+    std::vector<long double> ref(size_t(out), 0.0L), mag(size_t(out), 0.0L);
+    std::vector<int64_t> terms(size_t(out), 0);
+    if (c.alpha != 0)
+        for (int64_t k = 0; k < e.nnz(); ++k) {
+            const int64_t o = trans ? e.col[size_t(k)] : e.row[size_t(k)];
+            const int64_t i = trans ? e.row[size_t(k)] : e.col[size_t(k)];
+            const long double p = (long double)T(e.val[size_t(k)]) * (long double)x[size_t(i)];
+            ref[size_t(o)] += p;
+            mag[size_t(o)] += std::fabs(p);
+            ++terms[size_t(o)];
+        }
+    const long double u = std::numeric_limits<T>::epsilon() / 2;
+    for (int64_t o = 0; o < out; ++o) {
+        long double expect = (long double)alpha * ref[size_t(o)];
+        long double bound_mag = std::fabs((long double)alpha) * mag[size_t(o)];
+        if (c.beta != 0) {
+            expect += (long double)beta * (long double)y0[size_t(o)];
+            bound_mag += std::fabs((long double)beta * (long double)y0[size_t(o)]);
+        }
+        const long double bound = 2.0L * (long double)(terms[size_t(o)] + 3) * u * bound_mag +
+                                  (long double)std::numeric_limits<T>::denorm_min();
+        const long double got = y[size_t(o)];
+        if (std::isnan((double)got) || std::fabs(got - expect) > bound)
+            return ::testing::AssertionFailure()
+                   << describe(c) << ": y[" << o << "] = " << (double)got << ", expected " << (double)expect
+                   << " (bound " << (double)bound << ", " << terms[size_t(o)] << " terms)";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+std::string shared_matrices_dir() {
+#ifdef TESSERA_SHARED_MATRICES
+    std::error_code ec;
+    if (std::filesystem::is_directory(TESSERA_SHARED_MATRICES, ec)) return TESSERA_SHARED_MATRICES;
+#endif
+    return {};
+}
+
+template tsr_status create_matrix<float>(tsr_handle, const Entries &, tsr_index_type, Door, tsr_sparse *);
+template tsr_status create_matrix<double>(tsr_handle, const Entries &, tsr_index_type, Door, tsr_sparse *);
+template ::testing::AssertionResult check_product<float>(tsr_handle, tsr_sparse, const Entries &,
+                                                         const ProductCase &, uint64_t);
+template ::testing::AssertionResult check_product<double>(tsr_handle, tsr_sparse, const Entries &,
+                                                          const ProductCase &, uint64_t);
+
+} // namespace tessera::test

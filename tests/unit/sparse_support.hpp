@@ -1,0 +1,59 @@
+// Test helpers for sparse products: a matrix as a list of entries, creating it through either
+// door with any value and index type, and the float64 / long double oracle with a per-row
+// error bound (|y - y_ref| <= c·(n_i + 3)·u·(|alpha|·(|A||x|)_i + |beta|·|y0_i|)).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "matrix_market.hpp"
+#include "spmv_generators.hpp"
+#include "tessera/tessera.h"
+
+namespace tessera::test {
+
+// A matrix as its entries, in a chosen order; duplicates allowed.
+struct Entries {
+    std::string name;
+    int64_t rows = 0, cols = 0;
+    std::vector<int64_t> row, col;
+    std::vector<double> val;
+    int64_t nnz() const { return int64_t(val.size()); }
+};
+
+Entries from_csr(const bench::CsrMatrix &m);
+Entries from_coo(const bench::CooMatrix &m);
+
+// Which create function: CSR (entries grouped by row, in their order inside a row) or COO.
+enum class Door { csr, coo };
+const char *door_name(Door d);
+
+// Creates `A` from `e` with values of type T and indices of `itype`.
+template <typename T>
+tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, Door door, tsr_sparse *A);
+
+struct ProductCase {
+    tsr_op op;
+    double alpha, beta;
+};
+std::string describe(const ProductCase &c);
+
+// Runs y = alpha·op(A)·x + beta·y with fresh random x and y (y all NaN when beta == 0 and x
+// all NaN when alpha == 0, since they must not be read) and compares with the oracle
+// computed from `e` (the values rounded to T).
+template <typename T>
+::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
+                                         uint64_t seed);
+
+// The alpha/beta cases every matrix is run with: (1, 0), (-1, 1), (0.5, -2), (0, 0.5), (0, 0).
+std::vector<ProductCase> standard_cases(tsr_op op);
+
+const char *format_label(tsr_format f);
+
+// The directory of the shared SuiteSparse matrices, or "" when absent.
+std::string shared_matrices_dir();
+
+} // namespace tessera::test

@@ -1,0 +1,138 @@
+// The backend-free sparse code of src/sparse on its own: canonical assembly, conversions
+// between the formats and back, structure statistics, the padding limit and the AUTO rules.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "sparse/assemble.hpp"
+#include "sparse/choose.hpp"
+#include "sparse/convert.hpp"
+#include "sparse/entries.hpp"
+#include "sparse/optimize.hpp"
+#include "sparse/structure.hpp"
+#include "spmv_generators.hpp"
+
+namespace {
+
+using namespace tessera::sparse;
+
+template <typename V, typename I> Csr<V, I> from(const tessera::bench::CsrMatrix &m) {
+    std::vector<I> rp(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
+    std::vector<V> val(m.val.begin(), m.val.end());
+    return assemble_from_csr<V, I>(m.rows, m.cols, m.nnz(), rp.data(), col.data(), val.data());
+}
+
+template <typename V, typename I> void expect_equal(const Csr<V, I> &a, const Csr<V, I> &b) {
+    ASSERT_EQ(a.rows, b.rows);
+    ASSERT_EQ(a.cols, b.cols);
+    ASSERT_EQ(a.nnz(), b.nnz());
+    for (int64_t i = 0; i <= a.rows; ++i) ASSERT_EQ(a.row_ptr[i], b.row_ptr[i]) << "row_ptr " << i;
+    for (int64_t p = 0; p < a.nnz(); ++p) {
+        ASSERT_EQ(a.col[p], b.col[p]) << "entry " << p;
+        ASSERT_EQ(a.val[p], b.val[p]) << "entry " << p;
+    }
+}
+
+std::vector<tessera::bench::CsrMatrix> shapes() {
+    using namespace tessera::bench;
+    return {random_k_per_row(300, 200, 7, 1), with_empty_rows(400, 300, 5, 0.3, 2),
+            one_dense_row(50, 700, 3, 12, 3), banded(600, 4, 0.9, 4), tridiagonal(100, 5),
+            power_law(800, 800, 8, 6), laplacian_2d(12), random_k_per_row(1, 1, 1, 7),
+            random_k_per_row(37, 5, 2, 8)};
+}
+
+template <typename V, typename I> void round_trips() {
+    for (const auto &m : shapes()) {
+        SCOPED_TRACE(m.name);
+        const Csr<V, I> a = from<V, I>(m);
+        const Structure s = analyze(a, row_stats(a.rows, a.cols, a.row_ptr.data()));
+        expect_equal(a, coo_to_csr(csr_to_coo(a)));
+        expect_equal(a, ell_to_csr(csr_to_ell(a, s.row.max_len)));
+        for (int64_t w : {int64_t(0), int64_t(1), s.hyb_width, s.row.max_len}) expect_equal(a, hyb_to_csr(csr_to_hyb(a, w)));
+        expect_equal(a, dia_to_csr<V, I>(csr_to_dia(a, s))); // the generators never store zeros
+        expect_equal(a, transpose(transpose(a)));
+    }
+}
+
+TEST(SparseFormats, RoundTripsThroughEveryFormat) {
+    round_trips<float, int32_t>();
+    round_trips<double, int64_t>();
+}
+
+// Large enough for the bucketed, threaded transpose (several buckets of columns).
+TEST(SparseFormats, BucketedTransposeMatchesTheDefinition) {
+    const auto m = tessera::bench::power_law(30000, 100000, 12, 3);
+    const Csr<double, int32_t> a = from<double, int32_t>(m);
+    ASSERT_GT(a.nnz(), int64_t(1) << 18);
+    const Csr<double, int32_t> t = transpose(a, 3);
+    ASSERT_EQ(t.rows, a.cols);
+    ASSERT_EQ(t.cols, a.rows);
+    // Every entry of A appears once in Aᵀ, rows sorted.
+    for (int64_t j = 0; j < t.rows; ++j)
+        for (int64_t p = t.row_ptr[j] + 1; p < int64_t(t.row_ptr[j + 1]); ++p) ASSERT_LT(t.col[p - 1], t.col[p]);
+    expect_equal(a, transpose(t, 2));
+    expect_equal(t, transpose(a, 1));
+}
+
+TEST(SparseFormats, AssemblySortsAndSumsDuplicates) {
+    const int32_t row[] = {2, 0, 2, 2, 0, 2};
+    const int32_t col[] = {3, 1, 0, 3, 1, 1};
+    const double val[] = {1, 2, 3, 4, 5, 0};
+    Csr<double, int32_t> a = assemble_from_coo<double, int32_t>(3, 4, 6, row, col, val);
+    ASSERT_EQ(a.nnz(), 4);
+    EXPECT_EQ(a.row_ptr[1], 1);
+    EXPECT_EQ(a.row_ptr[2], 1);
+    EXPECT_EQ(a.val[0], 7); // (0,1): 2 + 5
+    EXPECT_EQ(a.col[1], 0);
+    EXPECT_EQ(a.col[2], 1);
+    EXPECT_EQ(a.val[2], 0); // an explicit zero is kept
+    EXPECT_EQ(a.col[3], 3);
+    EXPECT_EQ(a.val[3], 5); // (2,3): 1 + 4
+}
+
+TEST(SparseFormats, StructureOfKnownMatrices) {
+    auto stats = [](const tessera::bench::CsrMatrix &m) {
+        const Csr<double, int32_t> a = from<double, int32_t>(m);
+        return analyze(a, row_stats(a.rows, a.cols, a.row_ptr.data()));
+    };
+    const Structure tri = stats(tessera::bench::tridiagonal(1000, 1));
+    EXPECT_EQ(tri.ndiag, 3);
+    EXPECT_EQ(tri.dia_cover, 1000 + 2 * 999);
+    EXPECT_DOUBLE_EQ(tri.dia_fill(), 1.0);
+    EXPECT_EQ(tri.row.max_len, 3);
+    EXPECT_EQ(tri.row.min_len, 2);
+    const Structure lap = stats(tessera::bench::laplacian_2d(30));
+    EXPECT_EQ(lap.ndiag, 5);
+    EXPECT_EQ(lap.hyb_width, 5);
+    EXPECT_GT(lap.dia_fill(), 0.95);
+    const Structure dense = stats(tessera::bench::one_dense_row(2000, 2000, 2, 7, 1));
+    EXPECT_EQ(dense.row.max_len, 2000);
+    EXPECT_EQ(dense.hyb_width, 2);
+    EXPECT_EQ(dense.hyb_tail, 1998);
+    EXPECT_FALSE(padding_fault("ELL", dense.ell_slots, dense.row.nnz, "").empty());
+}
+
+TEST(SparseFormats, PaddingLimit) {
+    EXPECT_TRUE(padding_fault("ELL", 8000, 1000, "").empty());
+    EXPECT_FALSE(padding_fault("ELL", 8001, 1000, "").empty());
+    EXPECT_TRUE(padding_fault("DIA", kPaddingFloor, 1, "").empty()) << "tiny matrices are never refused";
+}
+
+TEST(SparseFormats, AutoRules) {
+    auto plan = [](const tessera::bench::CsrMatrix &m) {
+        Storage s{Typed<double, int32_t>{}};
+        auto &t = std::get<Typed<double, int32_t>>(s.typed);
+        t.csr = from<double, int32_t>(m);
+        t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
+        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, Target::cpu).fault.empty());
+        EXPECT_FALSE(t.plan.reason.empty());
+        return t.plan;
+    };
+    EXPECT_EQ(plan(tessera::bench::tridiagonal(100000, 1)).format, TSR_FORMAT_DIA);
+    EXPECT_EQ(plan(tessera::bench::laplacian_2d(300)).format, TSR_FORMAT_DIA);
+    EXPECT_EQ(plan(tessera::bench::power_law(20000, 20000, 10, 1)).format, TSR_FORMAT_CSR);
+    EXPECT_EQ(plan(tessera::bench::one_dense_row(20000, 20000, 4, 5, 1)).format, TSR_FORMAT_CSR);
+    EXPECT_EQ(plan(tessera::bench::random_k_per_row(100, 100, 3, 1)).format, TSR_FORMAT_CSR) << "small: CSR";
+}
+
+} // namespace

@@ -1,0 +1,160 @@
+// Sparse products on generated matrices (empty rows, one dense row, banded, tridiagonal,
+// Laplacian, random, power-law, degenerate shapes) in every format × value type × index type
+// × op × alpha/beta, on the CPU (1 to 3 threads) and reference backends, against the oracle.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include "sparse_support.hpp"
+
+namespace {
+
+using tessera::test::check_product;
+using tessera::test::create_matrix;
+using tessera::test::Door;
+using tessera::test::Entries;
+using tessera::test::ProductCase;
+
+#ifdef TESSERA_SANITIZED
+constexpr int64_t kScale = 4; // sanitizer builds run the large matrices smaller
+#else
+constexpr int64_t kScale = 1;
+#endif
+
+// The entries in random order, with a few of them split into two duplicates (v = v/4 + 3v/4),
+// so both doors see unsorted rows and duplicates.
+Entries scramble(Entries e, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t n = e.nnz();
+    for (int64_t k = 0; k < n; k += 17) {
+        const double v = e.val[size_t(k)];
+        e.val[size_t(k)] = 0.25 * v;
+        e.row.push_back(e.row[size_t(k)]);
+        e.col.push_back(e.col[size_t(k)]);
+        e.val.push_back(0.75 * v);
+    }
+    std::vector<size_t> order(e.val.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    Entries s = e;
+    for (size_t k = 0; k < order.size(); ++k) {
+        s.row[k] = e.row[order[k]];
+        s.col[k] = e.col[order[k]];
+        s.val[k] = e.val[order[k]];
+    }
+    return s;
+}
+
+Entries empty_matrix(int64_t rows, int64_t cols) {
+    Entries e;
+    e.name = "empty-" + std::to_string(rows) + "x" + std::to_string(cols);
+    e.rows = rows;
+    e.cols = cols;
+    return e;
+}
+
+struct Generated {
+    std::string name;
+    std::function<Entries()> make;
+    bool large; // above the size where products use several threads
+};
+
+std::vector<Generated> generated() {
+    using namespace tessera::bench;
+    using tessera::test::from_csr;
+    return {
+        {"random", [] { return from_csr(random_k_per_row(300, 200, 7, 1)); }, false},
+        {"empty_rows", [] { return from_csr(with_empty_rows(400, 400, 5, 0.3, 2)); }, false},
+        {"dense_row", [] { return from_csr(one_dense_row(500, 700, 3, 123, 3)); }, false},
+        {"banded", [] { return from_csr(banded(600, 4, 0.9, 4)); }, false},
+        {"tridiagonal", [] { return from_csr(tridiagonal(1000, 5)); }, false},
+        {"power_law", [] { return from_csr(power_law(800, 800, 8, 6)); }, false},
+        {"laplacian", [] { return from_csr(laplacian_2d(20)); }, false},
+        {"wide", [] { return from_csr(random_k_per_row(40, 3000, 30, 7)); }, false},
+        {"tall", [] { return from_csr(random_k_per_row(3000, 40, 2, 8)); }, false},
+        {"one_by_one", [] { return from_csr(random_k_per_row(1, 1, 1, 9)); }, false},
+        {"zero_rows", [] { return empty_matrix(0, 5); }, false},
+        {"zero_cols", [] { return empty_matrix(5, 0); }, false},
+        {"zero_by_zero", [] { return empty_matrix(0, 0); }, false},
+        {"no_entries", [] { return empty_matrix(7, 9); }, false},
+        {"large_power_law", [] { return from_csr(power_law(6000 / kScale, 6000 / kScale, 12, 10)); }, true},
+        {"large_dense_row", [] { return from_csr(one_dense_row(3000 / kScale, 60000 / kScale, 4, 1500 / kScale, 11)); }, true},
+        {"large_laplacian", [] { return from_csr(laplacian_2d(160 / kScale)); }, true},
+        {"large_empty_rows", [] { return from_csr(with_empty_rows(20000 / kScale, 20000 / kScale, 6, 0.5, 12)); }, true},
+    };
+}
+
+class SparseGenerated : public ::testing::TestWithParam<size_t> {};
+
+constexpr tsr_format kFormats[] = {TSR_FORMAT_AUTO, TSR_FORMAT_CSR, TSR_FORMAT_COO,
+                                   TSR_FORMAT_ELL,  TSR_FORMAT_DIA, TSR_FORMAT_HYB};
+
+template <typename T>
+void run_all(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type itype, Door door, bool large,
+             uint64_t seed) {
+    SCOPED_TRACE(std::string("dtype=") + (sizeof(T) == 4 ? "f32" : "f64") +
+                 " itype=" + (itype == TSR_INDEX_I32 ? "i32" : "i64") + " door=" + door_name(door) +
+                 " format=" + tessera::test::format_label(format));
+    tsr_sparse A = nullptr;
+    ASSERT_EQ(create_matrix<T>(h, e, itype, door, &A), TSR_SUCCESS) << tsr_last_error();
+    tsr_status s = tsr_sparse_optimize(h, A, format);
+    if (s == TSR_ERR_NOT_SUPPORTED) { // padding limit: the matrix keeps CSR
+        EXPECT_TRUE(format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA) << tsr_last_error();
+        EXPECT_NE(std::string(tsr_last_error()).find("slots"), std::string::npos) << tsr_last_error();
+        tsr_format kept = TSR_FORMAT_AUTO;
+        EXPECT_EQ(tsr_sparse_get_format(A, &kept), TSR_SUCCESS);
+        EXPECT_EQ(kept, TSR_FORMAT_CSR);
+        tsr_sparse_destroy(A);
+        return;
+    }
+    ASSERT_EQ(s, TSR_SUCCESS) << tsr_last_error();
+    tsr_format got = TSR_FORMAT_AUTO;
+    ASSERT_EQ(tsr_sparse_get_format(A, &got), TSR_SUCCESS);
+    if (format != TSR_FORMAT_AUTO) EXPECT_EQ(got, format);
+    else EXPECT_NE(got, TSR_FORMAT_AUTO);
+    std::vector<ProductCase> cases;
+    for (tsr_op op : {TSR_OP_N, TSR_OP_T})
+        for (const ProductCase &c : tessera::test::standard_cases(op))
+            if (!large || c.alpha != 0) cases.push_back(c);
+    cases.push_back({TSR_OP_C, 2.0, 0.0});
+    for (const ProductCase &c : cases) EXPECT_TRUE(check_product<T>(h, A, e, c, seed++));
+    EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
+}
+
+TEST_P(SparseGenerated, EveryFormatTypeOpAndScale) {
+    const Generated g = generated()[GetParam()];
+    const Entries e = scramble(g.make(), GetParam() + 100);
+    SCOPED_TRACE(g.name + " " + std::to_string(e.rows) + "x" + std::to_string(e.cols) + " entries " +
+                 std::to_string(e.nnz()));
+    struct Run {
+        tsr_backend backend;
+        int threads;
+    };
+    std::vector<Run> runs = {{TSR_BACKEND_CPU, 3}, {TSR_BACKEND_REFERENCE, 1}};
+    if (g.large) runs = {{TSR_BACKEND_CPU, 2}, {TSR_BACKEND_CPU, 3}, {TSR_BACKEND_CPU, 1}};
+    uint64_t seed = 1000 * GetParam();
+    for (const Run &run : runs) {
+        SCOPED_TRACE(std::string("backend=") + (run.backend == TSR_BACKEND_CPU ? "cpu" : "reference") +
+                     " threads=" + std::to_string(run.threads));
+        tsr_handle h = nullptr;
+        ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+        ASSERT_EQ(tsr_set_backend(h, run.backend), TSR_SUCCESS);
+        ASSERT_EQ(tsr_set_num_threads(h, run.threads), TSR_SUCCESS);
+        int variant = 0;
+        for (tsr_format format : kFormats)
+            for (tsr_index_type itype : {TSR_INDEX_I32, TSR_INDEX_I64}) {
+                const Door door = (variant++ % 2) ? Door::coo : Door::csr;
+                run_all<float>(h, e, format, itype, door, g.large, seed += 50);
+                run_all<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr, g.large,
+                                seed += 50);
+            }
+        tsr_destroy(h);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrices, SparseGenerated, ::testing::Range<size_t>(0, generated().size()),
+                         [](const ::testing::TestParamInfo<size_t> &info) { return generated()[info.param].name; });
+
+} // namespace
