@@ -2,8 +2,6 @@
 // the single-thread rule inside OpenMP regions, and the verbose log with timing.
 #include "core/dispatch.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <chrono>
 
@@ -30,11 +28,7 @@ const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k) {
     static std::atomic<bool> asked{false};
     if (!asked.load(std::memory_order_relaxed)) {
         const bool large = double(m) * double(n) * double(k) >= 256.0 * 256.0 * 256.0;
-        if (!large) {
-            void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-            if (!driver) return nullptr;
-            dlclose(driver);
-        }
+        if (!large && !cuda_driver_loaded()) return nullptr;
         asked.store(true, std::memory_order_relaxed);
     }
     return cuda_backend(nullptr);
@@ -81,6 +75,15 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
     }
 
     Choice choice = choose(ctx, args);
+    // A host backend given device memory would dereference it: refuse instead.
+    if (choice.table != cuda_backend_if_driver_loaded()) {
+        const bool product = args.alpha != T(0) && args.k > 0;
+        if (any_device_pointer(product ? args.A : nullptr, product ? args.B : nullptr, args.C))
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "%s: an operand is CUDA device memory, which the %s backend cannot read; "
+                        "use the cuda or auto backend",
+                        trace.routine, choice.table->name);
+    }
     ExecContext exec{call_threads(ctx->num_threads), choice.state, ctx->strassen_levels,
                      ctx->strassen_min_block};
     auto run = entry<T>(*choice.table);

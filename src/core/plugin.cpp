@@ -3,6 +3,10 @@
 #include "core/plugin.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstring>
 
 #include <mutex>
 #include <string>
@@ -67,6 +71,50 @@ const BackendTable *cuda_backend(const char **why) {
     std::call_once(once, [] { state = load(); });
     if (!state.table && why) *why = state.why.c_str();
     return state.table;
+}
+
+namespace {
+
+int count_loads(dl_phdr_info *info, size_t, void *data) {
+    *static_cast<unsigned long long *>(data) = info->dlpi_adds;
+    return 1; // the first object is enough: the counters are the loader's
+}
+
+int find_driver(dl_phdr_info *info, size_t, void *data) {
+    const char *name = info->dlpi_name ? std::strrchr(info->dlpi_name, '/') : nullptr;
+    name = name ? name + 1 : info->dlpi_name;
+    if (name && std::strncmp(name, "libcuda.so", 10) == 0) {
+        *static_cast<bool *>(data) = true;
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+bool cuda_driver_loaded() {
+    static std::atomic<bool> loaded{false};
+    static std::atomic<unsigned long long> looked_at{~0ull};
+    if (loaded.load(std::memory_order_relaxed)) return true; // the driver is never unloaded
+    unsigned long long adds = 0;
+    dl_iterate_phdr(count_loads, &adds);
+    if (adds == looked_at.load(std::memory_order_relaxed)) return false;
+    bool found = false;
+    dl_iterate_phdr(find_driver, &found);
+    looked_at.store(adds, std::memory_order_relaxed);
+    if (found) loaded.store(true, std::memory_order_relaxed);
+    return found;
+}
+
+const BackendTable *cuda_backend_if_driver_loaded() {
+    return cuda_driver_loaded() ? cuda_backend(nullptr) : nullptr;
+}
+
+bool any_device_pointer(const void *a, const void *b, const void *c) {
+    const BackendTable *cuda = cuda_backend_if_driver_loaded();
+    if (!cuda || !cuda->gemm_prefer) return false;
+    // A 1×1×1 product is never worth moving: the answer is about the pointers alone.
+    return cuda->gemm_prefer(1, 4, 1, 1, 1, a, b, c) != 0;
 }
 
 } // namespace tessera::core

@@ -16,4 +16,16 @@ using CudaEntry = const BackendTable *(*)(int device, const char **why);
 // Loads at most once per process; later calls return the cached answer.
 const BackendTable *cuda_backend(const char **why);
 
+// Whether the CUDA driver (libcuda.so) is loaded in this process — only then can a pointer be
+// device memory. Cheap enough for every call: the loaded objects are scanned again only when
+// the dynamic loader's count of loaded objects has changed since the last look.
+bool cuda_driver_loaded();
+
+// The CUDA table when the driver is already loaded (so that a pointer may be device memory),
+// else nullptr; never starts CUDA in a process that does not use it.
+const BackendTable *cuda_backend_if_driver_loaded();
+
+// Whether any of the pointers is CUDA device memory (false when CUDA is not in use here).
+bool any_device_pointer(const void *a, const void *b, const void *c);
+
 } // namespace tessera::core

@@ -101,6 +101,13 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
     }
 
     SparseChoice choice = choose(ctx);
+    // No backend here runs sparse products on device memory yet: refuse device vectors
+    // instead of letting a CPU kernel dereference them.
+    if (any_device_pointer(x, y, nullptr))
+        return fail(TSR_ERR_NOT_SUPPORTED,
+                    "%s: x or y is CUDA device memory, and sparse products on the CUDA backend "
+                    "are not available yet; pass host vectors",
+                    routine);
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
     void *prepared = nullptr;
     if (tsr_status s = prepared_state(A, choice.table, exec, &prepared); s != TSR_SUCCESS)

@@ -130,5 +130,34 @@ TEST_F(CudaPointers, ThreadsWithOwnHandles) {
     for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
+// Host backends never dereference device memory: a CPU handle refuses device operands, and
+// sparse products (host-only for now) refuse device vectors, both with a clear error and
+// nothing written.
+TEST(CudaRefusals, HostBackendsRefuseDeviceMemory) {
+    TSR_REQUIRE_CUDA();
+    tsr_handle h;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
+    std::vector<double> host(64, 1.0);
+    DeviceArray<double> dA(host), dB(host), dC(host);
+    EXPECT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8,
+                        0.0, dC.ptr, 8),
+              TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(tsr_last_error(), "device memory"), nullptr) << tsr_last_error();
+
+    const int32_t row_ptr[] = {0, 1, 2}, col_idx[] = {0, 1};
+    const double values[] = {2.0, 3.0};
+    tsr_sparse A;
+    ASSERT_EQ(tsr_sparse_create_csr(h, &A, TSR_F64, TSR_INDEX_I32, 2, 2, 2, row_ptr, col_idx, values),
+              TSR_SUCCESS);
+    EXPECT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dA.ptr, 0.0, dC.ptr), TSR_ERR_NOT_SUPPORTED);
+    EXPECT_NE(std::strstr(tsr_last_error(), "device memory"), nullptr) << tsr_last_error();
+    std::vector<double> back(64);
+    dC.to_host(back);
+    for (double v : back) EXPECT_EQ(v, 1.0); // nothing written
+    tsr_sparse_destroy(A);
+    tsr_destroy(h);
+}
+
 } // namespace
 } // namespace tessera::test
