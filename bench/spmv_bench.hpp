@@ -37,18 +37,20 @@ struct SpmvRecord {
     char op = 'n';
     int threads = 1;
     double bytes = 0;   // effective bytes of one product
+    int batch = 1;      // products per timed call (small matrices run several back to back)
     double triad_gbs = 0; // the STREAM triad, timed in turns with the products
     std::vector<SpmvSide> sides;
     const SpmvSide *side(const std::string &name) const;
     std::string best_format() const; // the fastest named format
-    double auto_over_best() const;   // AUTO's time / the best named format's time (0: n/a)
+    double auto_over_best() const;   // time of the format AUTO chose / the best format's (0: n/a)
     double csr_over_eigen() const;   // Eigen's time / CSR's (> 1: CSR faster; 0: n/a)
 };
 
 // Runs every side on `m` and reports the record.
-// With a triad, it is timed in turns with the products and the record's triad_gbs is its
-// median over the same stretch of time.
+// With a triad and a matrix beyond the caches, the triad is timed in turns with the products
+// and the record's triad_gbs is its median over the same stretch of time; otherwise it is
+// `triad_alone_gbs`, the triad measured on its own.
 SpmvRecord measure_spmv(const CsrMatrix &m, const SpmvOptions &o, char dtype, char op, int threads,
-                        Triad *triad);
+                        Triad *triad, double triad_alone_gbs);
 
 } // namespace tessera::bench

@@ -67,10 +67,11 @@ int run_spmv_command(ArgCursor &args) {
         triad = measure_triad(*triad_arrays);
         log << "STREAM triad (" << threads << " threads, 3 x " << triad.elements * 8 / (1 << 20)
             << " MiB): median " << significant(triad.median_gbs) << " GB/s, best " << significant(triad.best_gbs)
-            << " GB/s alone; each record times it again in turns with the products\n";
+            << " GB/s alone; records beyond the caches time it again in turns with their products\n";
     }
     log << "method: y = op(A)*x, alpha 1, beta 0, x uniform in [-1, 1]; every side checked against a long\n"
-           "        double reference (error = max|y - y_ref| / max(|A||x|)), then all timed in turns;\n"
+           "        double reference (error = max|y - y_ref| / max(|A||x|)), then all timed in turns\n"
+           "        (small matrices: back-to-back batches of products, time per product);\n"
            "        medians of >= "
         << o.min_reps << " calls and >= " << o.min_time << " s per side\n\n";
     log.flush();
@@ -82,7 +83,7 @@ int run_spmv_command(ArgCursor &args) {
         const CsrMatrix m = load_input(what, is_file, o.seed);
         for (char dtype : o.dtypes)
             for (char op : o.ops) {
-                records.push_back(measure_spmv(m, o, dtype, op, threads, triad_arrays.get()));
+                records.push_back(measure_spmv(m, o, dtype, op, threads, triad_arrays.get(), triad.median_gbs));
                 table.record(records.back());
             }
     };

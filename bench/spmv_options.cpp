@@ -8,7 +8,7 @@ namespace tessera::bench {
 
 std::vector<std::string> large_set() {
     return {"laplacian:2048", "tridiagonal:7000000", "random:2000000x2000000:10",
-            "powerlaw:2000000x2000000:11"};
+            "powerlaw:2200000x2200000:11"};
 }
 
 std::vector<std::string> quick_set() {

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/plugin.hpp"
 #include "core/threads.hpp"
+#include "cpu/spmv_info.hpp"
 #include "sparse/optimize.hpp"
 
 namespace tessera::core {
@@ -38,8 +39,9 @@ SparseChoice choose(const tsr_context *ctx) {
 }
 
 sparse::Target target_of(const BackendTable *table) {
-    const BackendTable *cuda = cuda_backend(nullptr);
-    return cuda && table == cuda ? sparse::Target::gpu : sparse::Target::cpu;
+    if (table == &cpu::backend()) return cpu::spmv_wide_simd() ? sparse::Target::cpu_simd : sparse::Target::cpu;
+    if (table == &reference::backend()) return sparse::Target::cpu;
+    return sparse::Target::gpu;
 }
 
 template <typename T> auto entry(const BackendTable &t) {

@@ -97,6 +97,7 @@ template <BetaMode B, bool VectorRows, typename V, typename I>
 void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
                         V *carry) {
     using L = Lanes<V, I>;
+    const int64_t nnz = a.nnz();
     const I *rp = a.row_ptr.data();
     const I *col = a.col.data();
     const V *val = a.val.data();
@@ -108,7 +109,7 @@ void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
         if (VectorRows && end - j >= L::n) {
             typename L::Acc acc0 = L::zero(), acc1 = L::zero();
             for (; j + 2 * L::n <= end; j += 2 * L::n) {
-                prefetch_ahead(val + j, col + j);
+                prefetch_ahead(val, col, j, nnz);
                 acc0 = L::step(acc0, val + j, col + j, x);
                 acc1 = L::step(acc1, val + j + L::n, col + j + L::n, x);
             }
@@ -123,9 +124,9 @@ void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
             sum = L::sum(L::add(acc0, acc1));
         } else {
             V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            prefetch_ahead(val + j, col + j);
+            prefetch_ahead(val, col, j, nnz);
             for (; j + 4 <= end; j += 4) {
-                prefetch_ahead(val + j, col + j);
+                prefetch_ahead(val, col, j, nnz);
                 s0 += val[j] * x[col[j]];
                 s1 += val[j + 1] * x[col[j + 1]];
                 s2 += val[j + 2] * x[col[j + 2]];

@@ -7,10 +7,13 @@
 #include <variant>
 
 #include "core/backend.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/spmv_info.hpp"
 #include "cpu/spmv_kernels.hpp"
 #include "cpu/spmv_transpose.hpp"
 #include "sparse/choose.hpp"
 #include "sparse/convert.hpp"
+#include "sparse/structure.hpp"
 #include "sparse/storage.hpp"
 
 namespace tessera::cpu {
@@ -19,11 +22,19 @@ namespace tessera::cpu {
 // run the plain CSR kernel on a copy of Aᵀ made then (measured on the 21 M-entry generated
 // matrices: the scatter runs at 0.45-0.7x the plain product, the copy at ~1x and costs about
 // three products to build). DIA needs neither: its transpose reads the same diagonals.
-inline constexpr int kScatterProductsBeforeCopy = 1;
+inline constexpr uint64_t kScatterProductsBeforeCopy = 1;
+
+bool spmv_wide_simd() {
+#if defined(__x86_64__)
+    return active_isa() == Isa::avx512;
+#else
+    return false;
+#endif
+}
 
 struct SparsePrepared {
     TransposeWork transpose;
-    std::atomic<int> transposed_products{0};
+    std::atomic<uint64_t> transposed_products{0};
     std::once_flag copy_once;
     std::atomic<bool> copy_failed{false}; // no memory for the copy: keep scattering
     sparse::Storage copy;                 // Aᵀ in CSR, made on demand
@@ -41,7 +52,9 @@ const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Type
             sparse::Typed<V, I> c;
             c.csr = sparse::transpose(t.csr, threads);
             c.rows = sparse::row_stats(c.csr.rows, c.csr.cols, c.csr.row_ptr.data());
-            c.plan.kernel = sparse::choose_kernel(TSR_FORMAT_CSR, c.rows, sparse::Target::cpu);
+            c.structure = sparse::analyze(c.csr, c.rows);
+            c.plan.kernel = sparse::choose_kernel(TSR_FORMAT_CSR, c.rows, &*c.structure, sparse::Target::cpu);
+            if (c.plan.kernel == sparse::Kernel::tiles) c.tiled = sparse::csr_to_tiled(c.csr);
             p.copy.typed = std::move(c);
         });
     } catch (const std::bad_alloc &) {
@@ -79,7 +92,10 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                 const tsr_format format = t.plan.format;
                 if (a.trans) {
                     if (format == TSR_FORMAT_DIA) dia_t(t.dia, threads, v);
-                    else if (const auto *c = transposed_copy(*prepared, t, threads)) csr_n(c->csr, c->plan.kernel, threads, v);
+                    else if (const auto *c = transposed_copy(*prepared, t, threads)) {
+                        if (c->plan.kernel == sparse::Kernel::tiles) tiles_n(c->tiled, threads, v);
+                        else csr_n(c->csr, c->plan.kernel, threads, v);
+                    }
                     else scatter_t(t, prepared->transpose, threads, v);
                     return TSR_SUCCESS;
                 }
@@ -92,7 +108,10 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                     if (t.hyb.tail.nnz > 0)
                         coo_accumulate(t.hyb.tail, threads, SpmvVectors<T>{a.alpha, a.x, T(1), a.y}, false);
                     break;
-                default: csr_n(t.csr, t.plan.kernel, threads, v); break;
+                default:
+                    if (t.plan.kernel == sparse::Kernel::tiles) tiles_n(t.tiled, threads, v);
+                    else csr_n(t.csr, t.plan.kernel, threads, v);
+                    break;
                 }
                 return TSR_SUCCESS;
             }

@@ -7,11 +7,13 @@
 
 namespace tessera::cpu {
 
-// Entries (or rows) one thread should have before a second one pays for waking it.
+// Entries (or rows) one thread should have before a second one pays for waking it (about
+// 10 us of work for the row kernels; COO, slower per entry, passes kCooWorkPerThread).
 inline constexpr int64_t kSpmvWorkPerThread = 24576;
+inline constexpr int64_t kCooWorkPerThread = 8192;
 
-inline int spmv_threads(int64_t work, int requested) {
-    int64_t useful = 1 + work / kSpmvWorkPerThread;
+inline int spmv_threads(int64_t work, int requested, int64_t per_thread = kSpmvWorkPerThread) {
+    int64_t useful = 1 + work / per_thread;
     return int(std::max<int64_t>(1, std::min<int64_t>(requested, useful)));
 }
 
@@ -47,11 +49,15 @@ template <typename V, typename F> inline void with_beta(V beta, F &&f) {
 
 // Software prefetch of the value and index streams a few KiB ahead: the hardware prefetcher
 // stops at every 4 KiB page, and with two memory streams per row it falls behind (measured on
-// a 2D Laplacian of 21 M nonzeros: 10-15% faster).
+// a 2D Laplacian of 21 M nonzeros: 10-15% faster). Never past the arrays' end: a prefetch of
+// an unmapped address costs a page walk (small matrices ran at half speed).
 inline constexpr int64_t kPrefetchEntries = 256;
-template <typename V, typename I> inline void prefetch_ahead(const V *val, const I *col) {
-    __builtin_prefetch(val + kPrefetchEntries, 0, 3);
-    __builtin_prefetch(col + kPrefetchEntries, 0, 3);
+template <typename V, typename I>
+inline void prefetch_ahead(const V *val, const I *col, int64_t at, int64_t limit) {
+    if (at + kPrefetchEntries < limit) {
+        __builtin_prefetch(val + at + kPrefetchEntries, 0, 3);
+        __builtin_prefetch(col + at + kPrefetchEntries, 0, 3);
+    }
 }
 
 // A thread's share of a CSR product: rows [row_begin, row_end) are completed (the first may

@@ -53,7 +53,7 @@ void coo_range(const sparse::Coo<V, I> &a, int64_t p0, int64_t p1, const SpmvVec
 
 template <typename V, typename I>
 void coo_accumulate(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v, bool gaps) {
-    const int nt = int(std::min<int64_t>(spmv_threads(a.nnz, threads), std::max<int64_t>(1, a.nnz)));
+    const int nt = int(std::min<int64_t>(spmv_threads(a.nnz, threads, kCooWorkPerThread), std::max<int64_t>(1, a.nnz)));
     with_beta(v.beta, [&]<BetaMode B>() {
         auto run = gaps ? coo_range<B, true, V, I> : coo_range<B, false, V, I>;
         std::vector<Partial<V>> partial(size_t(2 * nt));

@@ -24,13 +24,14 @@ void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
     const I *col = a.col.data();
     const V *val = a.val.data();
     const V *x = v.x;
+    const int64_t nnz = a.nnz();
     int64_t j = s.nz_begin;
     for (int64_t i = s.row_begin; i < s.row_end; ++i) {
         const int64_t end = rp[i + 1];
         V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        prefetch_ahead(val + j, col + j);
+        prefetch_ahead(val, col, j, nnz);
         for (; j + 4 <= end; j += 4) {
-            prefetch_ahead(val + j, col + j);
+            prefetch_ahead(val, col, j, nnz);
             s0 += val[j] * x[col[j]];
             s1 += val[j + 1] * x[col[j + 1]];
             s2 += val[j + 2] * x[col[j + 2]];

@@ -28,6 +28,7 @@ template <typename V, typename I>
 void coo_accumulate(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v, bool gaps);
 template <typename V, typename I>
 void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v);
+template <typename V> void tiles_n(const sparse::Tiled<V> &a, int threads, const SpmvVectors<V> &v);
 template <typename V> void dia_n(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v);
 template <typename V> void dia_t(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v);
 

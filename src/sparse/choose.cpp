@@ -1,6 +1,6 @@
-// The AUTO rules. Each format's cost is estimated as the bytes a product streams from memory
-// (values, indices, row pointers, padding it cannot skip); the rules pick the cheapest with
-// margins measured on the CPU backend (docs/formats.md lists the measurements).
+// The AUTO rules: DIA where it streams fewer bytes than CSR, CSR on tiles where x is gathered
+// from afar, ELL or HYB for short rows where SIMD gathers run across rows, CSR otherwise; the
+// thresholds come from the CPU measurements listed in docs/formats.md.
 #include "sparse/choose.hpp"
 
 #include <cstdio>
@@ -23,49 +23,69 @@ const char *format_name(tsr_format format) {
 
 const char *kernel_name(tsr_format format, Kernel kernel) {
     if (format != TSR_FORMAT_CSR) return "standard";
-    return kernel == Kernel::vector_rows ? "simd-rows" : "scalar-rows";
+    switch (kernel) {
+    case Kernel::vector_rows: return "simd-rows";
+    case Kernel::tiles: return "tiles";
+    default: return "scalar-rows";
+    }
 }
 
-Kernel choose_kernel(tsr_format format, const RowStats &row, Target target) {
-    if (format != TSR_FORMAT_CSR || target != Target::cpu) return Kernel::standard;
+Kernel choose_kernel(tsr_format format, const RowStats &row, const Structure *s, Target target) {
+    if (format != TSR_FORMAT_CSR || target == Target::gpu) return Kernel::standard;
+    if (s && tiles_pay(*s)) return Kernel::tiles;
     return row.mean >= kVectorRowsMinMean ? Kernel::vector_rows : Kernel::standard;
+}
+
+bool tiles_pay(const Structure &s) {
+    return s.row.cols >= kTilesMinCols && s.far_fraction() >= kTilesMinFar &&
+           s.row.nnz >= kTilesMinEntriesPerTile * s.tiles;
 }
 
 Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t index_bytes) {
     Plan plan;
-    char why[200];
+    char why[240];
     const RowStats &r = s.row;
     const double sv = double(value_bytes), si = double(index_bytes);
     // Bytes each format streams for A, per product.
     const double csr_bytes = double(r.nnz) * (sv + si) + double(r.rows + 1) * si;
     const double dia_bytes = double(s.dia_cover) * sv;
-    const double ell_bytes = double(s.ell_blocked) * (sv + si) + double(r.rows) * si;
+    const double hyb_tail = r.nnz ? double(s.hyb_tail) / double(r.nnz) : 0;
+    const double hyb_fill = s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0;
 
     auto decide = [&](tsr_format format, const char *fmt, auto... args) {
         plan.format = format;
-        plan.kernel = choose_kernel(format, r, target);
+        plan.kernel = choose_kernel(format, r, &s, target);
         std::snprintf(why, sizeof why, fmt, args...);
         plan.reason = why;
         return plan;
     };
 
     if (r.nnz == 0 || r.rows == 0) return decide(TSR_FORMAT_CSR, "no entries");
-    if (r.nnz < kSmallNnz)
-        return decide(TSR_FORMAT_CSR, "small: nnz %lld < %lld", (long long)r.nnz, (long long)kSmallNnz);
 
     const bool dia_allowed = padding_fault("DIA", s.dia_slots, r.nnz, "").empty();
     if (dia_allowed && s.ndiag <= kDiaMaxDiagonals && dia_bytes * kDiaMargin <= csr_bytes)
-        return decide(TSR_FORMAT_DIA,
-                      "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR",
+        return decide(TSR_FORMAT_DIA, "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR",
                       (long long)s.ndiag, 100.0 * s.dia_fill(), dia_bytes / csr_bytes);
 
-    const bool ell_allowed = padding_fault("ELL", s.ell_slots, r.nnz, "").empty();
-    if (target == Target::cpu && ell_allowed && r.mean <= kEllMaxMean &&
-        ell_bytes * kEllMargin <= csr_bytes)
-        return decide(TSR_FORMAT_ELL,
-                      "short regular rows (mean %.1f, max %lld, spread %.2f): ELL streams %.2fx "
-                      "the bytes of CSR",
-                      r.mean, (long long)r.max_len, r.spread(), ell_bytes / csr_bytes);
+    if (target != Target::gpu && tiles_pay(s))
+        return decide(TSR_FORMAT_CSR,
+                      "columns scattered (%.0f%% of entries beyond a tile from the diagonal, x of %lld): "
+                      "CSR on %lld tiles",
+                      100.0 * s.far_fraction(), (long long)r.cols, (long long)s.tiles);
+
+    if (target == Target::cpu_simd && r.mean <= kShortRowsMaxMean) {
+        const bool ell_allowed = padding_fault("ELL", s.ell_slots, r.nnz, "").empty();
+        if (ell_allowed && s.ell_fill() >= kEllMinFill)
+            return decide(TSR_FORMAT_ELL,
+                          "short rows (mean %.1f, max %lld): ELL blocks filled %.0f%%, SIMD across rows",
+                          r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
+        if (hyb_tail <= kHybMaxTail && hyb_fill >= kHybMinFill)
+            return decide(TSR_FORMAT_HYB,
+                          "short rows (mean %.1f) but long ones too (max %lld): HYB of width %lld filled "
+                          "%.0f%%, %.0f%% of entries in its COO tail",
+                          r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
+                          100.0 * hyb_tail);
+    }
 
     return decide(TSR_FORMAT_CSR, "rows mean %.1f, max %lld, spread %.2f; %lld diagonals filled %.0f%%",
                   r.mean, (long long)r.max_len, r.spread(), (long long)s.ndiag, 100.0 * s.dia_fill());

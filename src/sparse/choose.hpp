@@ -10,21 +10,31 @@
 
 namespace tessera::sparse {
 
-enum class Target { cpu, gpu };
+// What the rules are for: the CPU (cpu_simd: with wide SIMD gathers, AVX-512) or a GPU.
+enum class Target { cpu, cpu_simd, gpu };
 
 // The thresholds of the rules (CPU measurements behind each are in docs/formats.md).
-inline constexpr int64_t kSmallNnz = 2048;        // below: CSR, whatever the structure
 inline constexpr int64_t kDiaMaxDiagonals = 64;   // above: never DIA
-inline constexpr double kDiaMargin = 1.2;         // DIA when its bytes x margin <= CSR's
-inline constexpr double kEllMaxMean = 16;         // ELL only for short rows
-inline constexpr double kEllMargin = 1.1;         // ELL when its bytes x margin <= CSR's
+inline constexpr double kDiaMargin = 1.0;         // DIA when its bytes x margin <= CSR's
+inline constexpr double kShortRowsMaxMean = 16;   // ELL or HYB only for rows this short on average
+inline constexpr double kEllMinFill = 0.5;        // ELL when its 16-row blocks are this full
+inline constexpr double kHybMaxTail = 0.65;       // HYB when at most this share is in the COO tail
+inline constexpr double kHybMinFill = 0.65;       // and its ELL part's blocks are this full
 inline constexpr double kVectorRowsMinMean = 24;  // CSR rows this long use SIMD gathers
+// CSR runs on tiles when x is larger than a core's L2 (2^17 entries), most entries are more
+// than a tile from the diagonal, and the tiles are not nearly empty.
+inline constexpr int64_t kTilesMinCols = int64_t(1) << 17;
+inline constexpr double kTilesMinFar = 0.5;
+inline constexpr int64_t kTilesMinEntriesPerTile = 64;
 
 // The format AUTO picks for a matrix with structure `s`, values of `value_bytes` and indices
 // of `index_bytes` bytes.
 Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t index_bytes);
 
-// The kernel variant of a format, from the row statistics.
-Kernel choose_kernel(tsr_format format, const RowStats &row, Target target);
+// The kernel variant of a format, from the row statistics and, once analysed, the structure.
+Kernel choose_kernel(tsr_format format, const RowStats &row, const Structure *s, Target target);
+
+// Whether CSR's tiles kernel pays for this structure (scattered columns, well-filled tiles).
+bool tiles_pay(const Structure &s);
 
 } // namespace tessera::sparse

@@ -25,6 +25,9 @@ template <typename V, typename I> Ell<V, I> csr_to_ell(const Csr<V, I> &a, int64
 template <typename V, typename I> Dia<V> csr_to_dia(const Csr<V, I> &a, const Structure &s);
 template <typename V, typename I> Hyb<V, I> csr_to_hyb(const Csr<V, I> &a, int64_t width);
 
+// CSR -> tiles (the `tiles` kernel of CSR; tiles.cpp).
+template <typename V, typename I> Tiled<V> csr_to_tiled(const Csr<V, I> &a);
+
 // Other formats -> CSR (canonical). DIA cannot tell an explicit zero from its fill, so
 // dia_to_csr keeps only the nonzero values.
 template <typename V, typename I> Csr<V, I> coo_to_csr(const Coo<V, I> &a);

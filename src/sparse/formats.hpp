@@ -1,5 +1,5 @@
 // The sparse storage formats every backend reads: CSR, COO, ELL (column-major, padded),
-// DIA and HYB (ELL part + COO tail). Host memory, 0-based, values V and indices I.
+// DIA, HYB (ELL part + COO tail) and CSR's tiles. Host memory, 0-based, values V, indices I.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,21 @@ template <typename V> struct Dia {
     Array<int64_t> offset; // ndiag
     Array<V> val;          // ndiag · stride
     int64_t slots() const { return ndiag * stride; }
+};
+
+// CSR's entries regrouped into square tiles of 2^kTileShift rows by 2^kTileShift columns,
+// with 16-bit indices local to the tile: a product's x and y accesses inside a tile stay in
+// cache however far apart the columns are. Tiles of one block of rows are consecutive, in
+// column order; entries inside a tile keep CSR's order. Empty tiles are not stored.
+inline constexpr int kTileShift = 15; // 32 Ki: a tile's x and y, 256 KiB each in float64
+template <typename V> struct Tiled {
+    int64_t rows = 0, cols = 0, row_blocks = 0;
+    Array<int64_t> block_first_tile; // row_blocks + 1
+    Array<int32_t> tile_col_block;   // per tile
+    Array<int64_t> tile_first;       // per tile + 1: index of its first entry
+    Array<uint16_t> r, c;            // nnz, local to the tile
+    Array<V> val;                    // nnz
+    int64_t tiles() const { return tile_col_block.size(); }
 };
 
 // Hybrid: the first `ell.width` entries of every row in ELL, the rest of long rows in COO.

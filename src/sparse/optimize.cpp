@@ -31,7 +31,7 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
         }
         if (!refusal.empty()) return {refusal, true};
         plan.format = requested;
-        plan.kernel = choose_kernel(requested, s.row, target);
+        plan.kernel = choose_kernel(requested, s.row, &s, target);
         plan.reason = "requested";
     }
 
@@ -40,6 +40,8 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
     Ell<V, I> ell;
     Dia<V> dia;
     Hyb<V, I> hyb;
+    Tiled<V> tiled;
+    if (plan.format == TSR_FORMAT_CSR && plan.kernel == Kernel::tiles) tiled = csr_to_tiled(t.csr);
     switch (plan.format) {
     case TSR_FORMAT_COO: coo = csr_to_coo(t.csr); break;
     case TSR_FORMAT_ELL: ell = csr_to_ell(t.csr, s.row.max_len); break;
@@ -52,6 +54,7 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
     t.ell = std::move(ell);
     t.dia = std::move(dia);
     t.hyb = std::move(hyb);
+    t.tiled = std::move(tiled);
     t.plan = std::move(plan);
     return {};
 }

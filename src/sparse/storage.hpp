@@ -18,6 +18,7 @@ namespace tessera::sparse {
 enum class Kernel : uint8_t {
     standard = 0, // CSR: a row at a time, scalar; the other formats: their one kernel
     vector_rows,  // CSR: long rows with SIMD gathers
+    tiles,        // CSR: its entries in cache-sized tiles (columns scattered beyond the caches)
 };
 const char *kernel_name(tsr_format format, Kernel kernel);
 const char *format_name(tsr_format format); // "csr", "coo", "ell", "dia", "hyb", "auto"
@@ -41,6 +42,7 @@ template <typename V, typename I> struct Typed {
     Ell<V, I> ell;
     Dia<V> dia;
     Hyb<V, I> hyb;
+    Tiled<V> tiled; // CSR with Kernel::tiles
 };
 
 struct Storage {

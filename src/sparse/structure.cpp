@@ -50,11 +50,21 @@ template <typename V, typename I> Structure analyze(const Csr<V, I> &a, const Ro
     // Diagonal offset o = j - i lies in [-(rows-1), cols-1]: bit o + rows - 1.
     const int64_t span = rows + cols - 1;
     std::vector<uint64_t> seen(size_t((span + 63) / 64), 0);
-    for (int64_t i = 0; i < rows; ++i)
+    const double slope = double(cols) / double(rows);
+    const int64_t near = int64_t(1) << kTileShift;
+    std::vector<int64_t> tile_seen(size_t((cols >> kTileShift) + 1), -1); // last row block seen
+    for (int64_t i = 0; i < rows; ++i) {
+        const int64_t place = int64_t(double(i) * slope), block = i >> kTileShift;
         for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
-            const int64_t bit = int64_t(a.col[p]) - i + rows - 1;
+            const int64_t j = a.col[p];
+            const int64_t bit = j - i + rows - 1;
             seen[size_t(bit >> 6)] |= uint64_t(1) << (bit & 63);
+            s.far += (j > place + near) | (j < place - near);
+            int64_t &last = tile_seen[size_t(j >> kTileShift)];
+            s.tiles += last != block;
+            last = block;
         }
+    }
     for (size_t w = 0; w < seen.size(); ++w) {
         for (uint64_t bits = seen[w]; bits; bits &= bits - 1) {
             int64_t off = int64_t(w) * 64 + __builtin_ctzll(bits) - (rows - 1);

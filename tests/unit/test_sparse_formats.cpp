@@ -119,12 +119,12 @@ TEST(SparseFormats, PaddingLimit) {
 }
 
 TEST(SparseFormats, AutoRules) {
-    auto plan = [](const tessera::bench::CsrMatrix &m) {
+    auto plan = [](const tessera::bench::CsrMatrix &m, Target target = Target::cpu) {
         Storage s{Typed<double, int32_t>{}};
         auto &t = std::get<Typed<double, int32_t>>(s.typed);
         t.csr = from<double, int32_t>(m);
         t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
-        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, Target::cpu).fault.empty());
+        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, target).fault.empty());
         EXPECT_FALSE(t.plan.reason.empty());
         return t.plan;
     };
@@ -132,7 +132,17 @@ TEST(SparseFormats, AutoRules) {
     EXPECT_EQ(plan(tessera::bench::laplacian_2d(300)).format, TSR_FORMAT_DIA);
     EXPECT_EQ(plan(tessera::bench::power_law(20000, 20000, 10, 1)).format, TSR_FORMAT_CSR);
     EXPECT_EQ(plan(tessera::bench::one_dense_row(20000, 20000, 4, 5, 1)).format, TSR_FORMAT_CSR);
-    EXPECT_EQ(plan(tessera::bench::random_k_per_row(100, 100, 3, 1)).format, TSR_FORMAT_CSR) << "small: CSR";
+    EXPECT_EQ(plan(tessera::bench::random_k_per_row(100, 100, 3, 1)).format, TSR_FORMAT_CSR);
+    // With SIMD gathers, short rows go to ELL (regular) or HYB (a few long rows).
+    EXPECT_EQ(plan(tessera::bench::random_k_per_row(5000, 5000, 7, 1), Target::cpu_simd).format, TSR_FORMAT_ELL);
+    EXPECT_EQ(plan(tessera::bench::one_dense_row(5000, 5000, 4, 9, 1), Target::cpu_simd).format, TSR_FORMAT_HYB);
+    EXPECT_EQ(plan(tessera::bench::random_k_per_row(5000, 5000, 40, 1), Target::cpu_simd).format, TSR_FORMAT_CSR)
+        << "long rows";
+    // Columns scattered over an x beyond L2: CSR on tiles, whatever the rows.
+    const Plan scattered = plan(tessera::bench::random_k_per_row(4000, 300000, 40, 1), Target::cpu_simd);
+    EXPECT_EQ(scattered.format, TSR_FORMAT_CSR);
+    EXPECT_EQ(scattered.kernel, Kernel::tiles);
+    EXPECT_EQ(plan(tessera::bench::tridiagonal(1000, 1), Target::cpu_simd).format, TSR_FORMAT_DIA);
 }
 
 } // namespace

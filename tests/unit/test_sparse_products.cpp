@@ -83,6 +83,11 @@ std::vector<Generated> generated() {
         {"large_dense_row", [] { return from_csr(one_dense_row(3000 / kScale, 60000 / kScale, 4, 1500 / kScale, 11)); }, true},
         {"large_laplacian", [] { return from_csr(laplacian_2d(160 / kScale)); }, true},
         {"large_empty_rows", [] { return from_csr(with_empty_rows(20000 / kScale, 20000 / kScale, 6, 0.5, 12)); }, true},
+        // Columns scattered over more than 2^17: CSR runs on tiles (one and two blocks of rows).
+        {"large_scattered", [] { return from_csr(random_k_per_row(3000 / kScale, 200000, 40, 13)); }, true},
+        {"large_scattered_tall", [] { return from_csr(random_k_per_row(40000, 150000, 3, 14)); }, true},
+        // Aᵀ scattered: the transposed copy runs on tiles.
+        {"large_scattered_transpose", [] { return from_csr(random_k_per_row(200000 / kScale, 3000, 1, 15)); }, true},
     };
 }
 
