@@ -40,7 +40,7 @@ module tessera
   ! ---- The C API, as it is (for users who want it raw) -------------------------------------
   public :: tsr_version, tsr_status_string, tsr_last_error, tsr_create, tsr_destroy, &
        tsr_set_backend, tsr_get_backend, tsr_backend_available, tsr_set_num_threads, &
-       tsr_set_cuda_stream, tsr_sgemm, tsr_dgemm, tsr_sparse_create_csr, tsr_sparse_create_coo, &
+       tsr_set_cuda_stream, tsr_set_strassen, tsr_sgemm, tsr_dgemm, tsr_sparse_create_csr, tsr_sparse_create_coo, &
        tsr_sparse_optimize, tsr_sparse_get_format, tsr_sparse_destroy, tsr_sspmv, tsr_dspmv
 
   interface
@@ -108,6 +108,15 @@ module tessera
        type(c_ptr), value :: handle, stream
        integer(c_int) :: status
      end function tsr_set_cuda_stream
+
+     function tsr_set_strassen(handle, levels, min_block) bind(C, name="tsr_set_strassen") &
+          result(status)
+       import :: c_ptr, c_int, c_int64_t
+       type(c_ptr), value :: handle
+       integer(c_int), value :: levels
+       integer(c_int64_t), value :: min_block
+       integer(c_int) :: status
+     end function tsr_set_strassen
 
      function tsr_sgemm(handle, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, &
           c, ldc) bind(C, name="tsr_sgemm") result(status)
@@ -209,7 +218,7 @@ module tessera
   ! ---- Wrappers ----------------------------------------------------------------------------
   public :: tessera_version, tessera_status_string, tessera_last_error, tessera_create, &
        tessera_destroy, tessera_set_backend, tessera_get_backend, tessera_backend_available, &
-       tessera_set_num_threads, tessera_gemm, tessera_sparse_csr, tessera_sparse_coo, &
+       tessera_set_num_threads, tessera_set_strassen, tessera_gemm, tessera_sparse_csr, tessera_sparse_coo, &
        tessera_sparse_optimize, tessera_sparse_format, tessera_sparse_destroy, tessera_spmv
 
   !> C = alpha*op(A)*op(B) + beta*C for 2-D real32 or real64 arrays.
@@ -401,6 +410,21 @@ contains
     call finish_call(tsr_set_num_threads(handle%ptr, int(num_threads, c_int)), &
          "tessera_set_num_threads", stat, errmsg)
   end subroutine tessera_set_num_threads
+
+  !> Opts the handle's CPU products into Strassen's method: levels 0 (classical, the default),
+  !> 1 or 2; min_block is the smallest block a split may produce (0 or absent: 1024).
+  subroutine tessera_set_strassen(handle, levels, min_block, stat, errmsg)
+    type(tessera_handle), intent(in) :: handle
+    integer, intent(in) :: levels
+    integer(int64), intent(in), optional :: min_block
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: block
+    block = 0
+    if (present(min_block)) block = int(min_block, c_int64_t)
+    call finish_call(tsr_set_strassen(handle%ptr, int(levels, c_int), block), &
+         "tessera_set_strassen", stat, errmsg)
+  end subroutine tessera_set_strassen
 
   !> Whether a backend (TSR_BACKEND_*) can run here.
   function tessera_backend_available(backend) result(available)

@@ -79,6 +79,12 @@ contains
     call tessera_set_num_threads(h, 0, stat=stat, errmsg=msg)
     call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'num_threads = 0 is refused')
     call expect(index(msg, 'num_threads') > 0, 'the message names num_threads: ' // trim(msg))
+    call tessera_set_strassen(h, 1, min_block=64_int64, stat=stat)
+    call expect(stat == TSR_SUCCESS, 'tessera_set_strassen(1, 64)')
+    call tessera_set_strassen(h, 0, stat=stat)
+    call expect(stat == TSR_SUCCESS, 'tessera_set_strassen(0)')
+    call tessera_set_strassen(h, 3, stat=stat, errmsg=msg)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'Strassen levels = 3 is refused')
     if (.not. tessera_backend_available(TSR_BACKEND_CUDA)) then
        msg = ''
        call tessera_set_backend(h, TSR_BACKEND_CUDA, stat=stat, errmsg=msg)

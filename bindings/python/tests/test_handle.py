@@ -123,3 +123,37 @@ def test_layout_and_flags_reach_the_library():
     assert len(lines) == 2, log
     assert " row TN m=6 n=5 k=4" in lines[0], lines[0]
     assert " col NT m=6 n=5 k=4" in lines[1], lines[1]
+
+
+def test_strassen_opt_in_meets_its_normwise_bound():
+    rng = np.random.default_rng()
+    n, block = 256, 64
+    a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    exact = a @ b  # numpy float64: the reference here
+    with tessera.Handle(backend="cpu") as h:
+        classical = tessera.gemm(a, b, handle=h)
+        h.set_strassen(1, block)
+        fast = tessera.gemm(a, b, handle=h)
+        h.set_strassen(0)
+        again = tessera.gemm(a, b, handle=h)
+    u = np.finfo(np.float64).eps / 2
+    levels = 1
+    bound = (12**levels * (block**2 + 5 * block) - 5 * 2**levels * block) * u
+    bound *= np.abs(a).max() * np.abs(b).max()
+    assert np.abs(fast - exact).max() <= bound
+    # Strassen's sums round differently: its result is not the classical one, bit for bit,
+    # and turning it off gives the classical result back.
+    assert not np.array_equal(fast, classical)
+    np.testing.assert_array_equal(again, classical)
+
+
+def test_strassen_arguments_are_checked():
+    with tessera.Handle() as h:
+        with pytest.raises(ValueError, match="0, 1 or 2"):
+            h.set_strassen(3)
+        with pytest.raises(ValueError):
+            h.set_strassen(1, -1)
+        with pytest.raises(TypeError):
+            h.set_strassen(1.0)
+        h.set_strassen(2, 0)
+        h.set_strassen(0)

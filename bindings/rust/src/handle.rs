@@ -102,6 +102,25 @@ impl Handle {
         })
     }
 
+    /// Opts this handle's CPU products into Strassen's method: `levels` 0 (classical, the
+    /// default), 1 or 2; no split produces a block smaller than `min_block` (0: 1024).
+    /// Strassen's result is accurate in norm, not element by element.
+    pub fn set_strassen(&mut self, levels: u32, min_block: u64) -> Result<()> {
+        let (l, b) = match (c_int::try_from(levels), i64::try_from(min_block)) {
+            (Ok(l), Ok(b)) => (l, b),
+            _ => {
+                return Err(invalid(
+                    "tsr_set_strassen",
+                    format!("levels = {}, min_block = {} out of range", levels, min_block),
+                ))
+            }
+        };
+        // SAFETY: self.raw is a live handle.
+        check("tsr_set_strassen", unsafe {
+            ffi::tsr_set_strassen(self.raw, l, b)
+        })
+    }
+
     /// The raw handle, for calls through [`crate::ffi`]; it stays owned by `self`.
     pub fn as_raw(&self) -> ffi::tsr_handle {
         self.raw

@@ -27,6 +27,10 @@ fn set_and_get() {
         "{}",
         e
     );
+    h.set_strassen(1, 64).unwrap();
+    h.set_strassen(0, 0).unwrap();
+    let e = h.set_strassen(3, 0).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
 }
 
 #[test]

@@ -101,6 +101,21 @@ class Handle:
         check("tsr_set_num_threads", self._lib.tsr_set_num_threads(self._as_parameter_, n))
         self._num_threads = n
 
+    def set_strassen(self, levels, min_block=0):
+        """Opts this handle's CPU products into Strassen's method: ``levels`` 0 (classical,
+        the default), 1 or 2, splitting no block below ``min_block`` (0: the library's
+        default, 1024). Strassen is accurate in norm, not element by element (see
+        docs/accuracy.md). Raises ValueError for other values."""
+        for name, v in (("levels", levels), ("min_block", min_block)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+        if levels not in (0, 1, 2):
+            raise ValueError(f"levels must be 0, 1 or 2, not {levels}")
+        if min_block < 0 or min_block > 2**62:
+            raise ValueError(f"min_block must be >= 0, not {min_block}")
+        check("tsr_set_strassen",
+              self._lib.tsr_set_strassen(self._as_parameter_, levels, min_block))
+
     def set_cuda_stream(self, stream):
         """Orders this handle's CUDA calls on a stream: a cudaStream_t as an int, or an object
         with a ``ptr`` attribute (a cupy Stream). Raises TesseraError without the CUDA backend."""
