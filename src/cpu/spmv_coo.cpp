@@ -39,8 +39,19 @@ void coo_range(const sparse::Coo<V, I> &a, int64_t p0, int64_t p1, const SpmvVec
     while (p < p1) {
         const int64_t i = row[p];
         blank(previous + 1, i);
-        V sum = 0;
-        for (; p < p1 && int64_t(row[p]) == i; ++p) sum += val[p] * v.x[col[p]];
+        // The row's entries, then their sum with four accumulators: one chain of dependent
+        // additions cost a full add latency per entry on long rows (HYB's tails).
+        int64_t e = p;
+        while (e < p1 && int64_t(row[e]) == i) ++e;
+        V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (; p + 4 <= e; p += 4) {
+            s0 += val[p] * v.x[col[p]];
+            s1 += val[p + 1] * v.x[col[p + 1]];
+            s2 += val[p + 2] * v.x[col[p + 2]];
+            s3 += val[p + 3] * v.x[col[p + 3]];
+        }
+        for (; p < e; ++p) s0 += val[p] * v.x[col[p]];
+        const V sum = (s0 + s1) + (s2 + s3);
         if (i == before) *first = {i, sum};
         else if (i == after) *last = {i, sum};
         else store<B>(v.y, i, v.alpha, sum, v.beta);

@@ -75,11 +75,18 @@ Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t
 
     if (target == Target::cpu_simd && r.mean <= kShortRowsMaxMean) {
         const bool ell_allowed = padding_fault("ELL", s.ell_slots, r.nnz, "").empty();
+        if (ell_allowed && s.ell_slots <= kEllSmallSlots)
+            return decide(TSR_FORMAT_ELL,
+                          "short rows (mean %.1f, max %lld), small: ELL of %lld slots stays in L1, one pass "
+                          "(HYB's COO tail would be a second)",
+                          r.mean, (long long)r.max_len, (long long)s.ell_slots);
         if (ell_allowed && s.ell_fill() >= kEllMinFill)
             return decide(TSR_FORMAT_ELL,
                           "short rows (mean %.1f, max %lld): ELL blocks filled %.0f%%, SIMD across rows",
                           r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
-        if (hyb_tail <= kHybMaxTail && hyb_fill >= kHybMinFill)
+        const bool few_tail_rows = double(s.hyb_tail_rows) <= kHybFewTailRows * double(r.rows);
+        if ((hyb_tail <= kHybMaxTail || (few_tail_rows && hyb_tail <= kHybMaxFewRowsTail)) &&
+            hyb_fill >= kHybMinFill)
             return decide(TSR_FORMAT_HYB,
                           "short rows (mean %.1f) but long ones too (max %lld): HYB of width %lld filled "
                           "%.0f%%, %.0f%% of entries in its COO tail",

@@ -83,6 +83,7 @@ template <typename V, typename I> Structure analyze(const Csr<V, I> &a, const Ro
             int64_t len = int64_t(a.row_ptr[i + 1]) - int64_t(a.row_ptr[i]);
             block_max = std::max(block_max, len);
             s.hyb_tail += std::max<int64_t>(0, len - s.hyb_width);
+            s.hyb_tail_rows += len > s.hyb_width;
         }
         s.ell_blocked += block_max * kEllRowAlign;
         s.hyb_blocked += std::min(block_max, s.hyb_width) * kEllRowAlign;

@@ -28,6 +28,7 @@ struct Structure {
     int64_t ell_blocked = 0; // what an ELL product reads: per block of 16 rows, its longest row x 16
     int64_t hyb_width = 0;   // ELL width of HYB
     int64_t hyb_tail = 0;    // entries HYB keeps in its COO tail
+    int64_t hyb_tail_rows = 0; // rows with entries in that tail
     int64_t hyb_blocked = 0; // what the ELL part of a HYB product reads, as ell_blocked
     int64_t far = 0;         // entries more than a tile (2^kTileShift) away from the row's place
                              // on the diagonal (column j against i·cols/rows)

@@ -1,5 +1,6 @@
 // The backend-free sparse code of src/sparse on its own: canonical assembly, conversions
 // between the formats and back, structure statistics, the padding limit and the AUTO rules.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -143,6 +144,25 @@ TEST(SparseFormats, AutoRules) {
     EXPECT_EQ(scattered.format, TSR_FORMAT_CSR);
     EXPECT_EQ(scattered.kernel, Kernel::tiles);
     EXPECT_EQ(plan(tessera::bench::tridiagonal(1000, 1), Target::cpu_simd).format, TSR_FORMAT_DIA);
+    // Rows of length `len_long` every `every` rows and 3 elsewhere.
+    auto mixed = [](int64_t n, int64_t every, int64_t len_long) {
+        tessera::bench::CsrMatrix m{"mixed", n, n};
+        for (int64_t i = 0; i < n; ++i) {
+            const int64_t len = i % every == 0 ? len_long : 3;
+            for (int64_t j = 0; j < len; ++j) m.col.push_back((i * 7 + j * 5) % n);
+            std::sort(m.col.end() - len, m.col.end());
+            m.val.resize(m.col.size(), 1.0);
+            m.row_ptr.push_back(int64_t(m.col.size()));
+        }
+        return m;
+    };
+    // Small enough for L1 (1344 slots): ELL although its blocks are 39% full; no HYB tail pass.
+    const Plan small = plan(mixed(100, 4, 12), Target::cpu_simd);
+    EXPECT_EQ(small.format, TSR_FORMAT_ELL) << small.reason;
+    // A COO tail of 37% of the entries spread over a quarter of the rows: CSR, not HYB.
+    const tessera::bench::CsrMatrix spread = mixed(6000, 4, 10);
+    const Plan spread_plan = plan(spread, Target::cpu_simd);
+    EXPECT_EQ(spread_plan.format, TSR_FORMAT_CSR) << spread_plan.reason;
 }
 
 } // namespace
