@@ -14,6 +14,7 @@
 #include <tessera/tessera.h>
 
 #include "matrix_market.hpp"
+#include "spmv_case.hpp"
 #include "spmv_eigen.hpp"
 #include "spmv_stream.hpp"
 #include "timing.hpp"
@@ -84,16 +85,14 @@ double SpmvRecord::csr_over_eigen() const {
     return e->time.median / c->time.median;
 }
 
-namespace {
-
-tsr_format format_of(const std::string &name) {
+tsr_format spmv_format_of(const std::string &name) {
     static const std::map<std::string, tsr_format> formats = {
         {"csr", TSR_FORMAT_CSR}, {"coo", TSR_FORMAT_COO}, {"ell", TSR_FORMAT_ELL},
         {"dia", TSR_FORMAT_DIA}, {"hyb", TSR_FORMAT_HYB}, {"auto", TSR_FORMAT_AUTO}};
     return formats.at(name);
 }
 
-const char *format_text(tsr_format f) {
+const char *spmv_format_name(tsr_format f) {
     switch (f) {
     case TSR_FORMAT_CSR: return "csr";
     case TSR_FORMAT_COO: return "coo";
@@ -104,43 +103,7 @@ const char *format_text(tsr_format f) {
     }
 }
 
-// The matrix, vectors and Tessera objects of one record.
-template <typename V, typename I> struct Case {
-    const CsrMatrix &m;
-    bool trans;
-    std::vector<I> row_ptr, col;
-    std::vector<V> val, x;
-    std::vector<long double> ref, mag; // reference y and (|A||x|)
-    Case(const CsrMatrix &mat, bool t, uint64_t seed)
-        : m(mat), trans(t), row_ptr(mat.row_ptr.begin(), mat.row_ptr.end()), col(mat.col.begin(), mat.col.end()),
-          val(mat.val.begin(), mat.val.end()) {
-        std::mt19937_64 rng(seed);
-        std::uniform_real_distribution<double> u(-1.0, 1.0);
-        x.resize(size_t(std::max<int64_t>(1, t ? m.rows : m.cols)));
-        for (V &v : x) v = V(u(rng));
-        const int64_t out = t ? m.cols : m.rows;
-        ref.assign(size_t(out), 0.0L);
-        mag.assign(size_t(out), 0.0L);
-        for (int64_t i = 0; i < m.rows; ++i)
-            for (int64_t p = row_ptr[size_t(i)]; p < row_ptr[size_t(i) + 1]; ++p) {
-                const int64_t o = t ? int64_t(col[size_t(p)]) : i, in = t ? i : int64_t(col[size_t(p)]);
-                const long double prod = (long double)val[size_t(p)] * (long double)x[size_t(in)];
-                ref[size_t(o)] += prod;
-                mag[size_t(o)] += std::fabs(prod);
-            }
-    }
-    // max |y - ref| / max (|A||x|)
-    double error(const std::vector<V> &y) const {
-        long double worst = 0, scale = 0;
-        for (size_t k = 0; k < ref.size(); ++k) {
-            const long double d = std::fabs((long double)y[k] - ref[k]);
-            if (std::isnan((double)y[k])) return NAN;
-            worst = std::max(worst, d);
-            scale = std::max(scale, mag[k]);
-        }
-        return scale > 0 ? double(worst / scale) : double(worst);
-    }
-};
+namespace {
 
 constexpr double kTriadInTurnsBytes = 64.0 * (1 << 20);
 
@@ -166,7 +129,7 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
     constexpr tsr_dtype dtype = sizeof(V) == 4 ? TSR_F32 : TSR_F64;
     constexpr tsr_index_type itype = sizeof(I) == 4 ? TSR_INDEX_I32 : TSR_INDEX_I64;
     const bool trans = op == 't';
-    Case<V, I> c(m, trans, o.seed);
+    SpmvCase<V, I> c(m, trans, o.seed);
     const int64_t out = trans ? m.cols : m.rows;
 
     SpmvRecord rec;
@@ -178,8 +141,7 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
     rec.index_bits = int(sizeof(I) * 8);
     rec.op = op;
     rec.threads = threads;
-    rec.bytes = double(m.nnz()) * double(sizeof(V) + sizeof(I)) + double(m.rows + 1) * double(sizeof(I)) +
-                double(m.rows + m.cols) * double(sizeof(V));
+    rec.bytes = spmv_effective_bytes(m, sizeof(V), sizeof(I));
 
     rec.batch = batch_for(rec.bytes);
     tsr_handle h = nullptr;
@@ -199,7 +161,7 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
         tsr_sparse A = nullptr;
         tsr_status s = tsr_sparse_create_csr(h, &A, dtype, itype, m.rows, m.cols, m.nnz(), c.row_ptr.data(),
                                              c.col.data(), c.val.data());
-        if (s == TSR_SUCCESS) s = tsr_sparse_optimize(h, A, format_of(name));
+        if (s == TSR_SUCCESS) s = tsr_sparse_optimize(h, A, spmv_format_of(name));
         if (s != TSR_SUCCESS) {
             side.status = s == TSR_ERR_NOT_SUPPORTED ? "refused" : "failed";
             side.message = tsr_last_error();
@@ -209,7 +171,7 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
         }
         tsr_format chosen = TSR_FORMAT_AUTO;
         tsr_sparse_get_format(A, &chosen);
-        side.format = format_text(chosen);
+        side.format = spmv_format_name(chosen);
         matrices.push_back(A);
         ys.emplace_back(size_t(std::max<int64_t>(1, out)), V(0));
         std::vector<V> &y = ys.back();

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <tessera/tessera.h>
+
 #include "spmv_generators.hpp"
 #include "spmv_options.hpp"
 #include "statistics.hpp"
@@ -15,6 +17,10 @@
 namespace tessera::bench {
 
 class Triad;
+
+// A format as the command line names it ("csr", ..., "auto") and back.
+tsr_format spmv_format_of(const std::string &name);
+const char *spmv_format_name(tsr_format format);
 
 // A matrix named on the command line, loaded: generated, or read from a .mtx file (then made
 // canonical: rows sorted by column, duplicates summed).

@@ -51,6 +51,23 @@ struct Builder {
     }
 };
 
+// The xmin (>= 1) of a Pareto law P(X >= x) = (xmin / x)^alpha whose lengths min(floor(X), cap)
+// have the given mean: E = sum over k = 1..cap of P(X >= k), increasing in xmin; bisection.
+double capped_pareto_xmin(double mean, double alpha, int64_t cap) {
+    auto expected = [&](double xmin) {
+        double e = 0;
+        for (int64_t k = 1; k <= cap; ++k) e += std::min(1.0, std::pow(xmin / double(k), alpha));
+        return e;
+    };
+    double lo = 1.0, hi = std::max(1.0, mean);
+    if (expected(lo) >= mean) return lo;
+    for (int it = 0; it < 60 && hi - lo > 1e-9 * hi; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (expected(mid) < mean ? lo : hi) = mid;
+    }
+    return hi;
+}
+
 } // namespace
 
 CsrMatrix laplacian_2d(int64_t n) {
@@ -91,19 +108,22 @@ CsrMatrix random_k_per_row(int64_t rows, int64_t cols, int64_t k, uint64_t seed)
     return std::move(b.m);
 }
 
-CsrMatrix power_law(int64_t rows, int64_t cols, double mean, uint64_t seed) {
+CsrMatrix power_law(int64_t rows, int64_t cols, double mean, uint64_t seed, int64_t max_len) {
     Builder b("powerlaw-" + std::to_string(rows) + "x" + std::to_string(cols) + "-m" +
-                  std::to_string(int64_t(mean)),
+                  std::to_string(int64_t(mean)) + (max_len > 0 ? "-max" + std::to_string(max_len) : ""),
               rows, cols, seed);
-    // Pareto with exponent a (density ~ x^-a) has mean xmin·(a-1)/(a-2).
-    const double a = 2.2, xmin = std::max(1.0, mean * (a - 2) / (a - 1));
+    const int64_t cap = max_len > 0 ? std::min(cols, max_len) : cols;
+    // Pareto with exponent a (density ~ x^-a) has mean xmin·(a-1)/(a-2). With a cap, xmin is
+    // raised so that the mean of the capped whole lengths is `mean` again.
+    const double a = 2.2;
+    const double xmin = max_len > 0 ? capped_pareto_xmin(mean, a - 1, cap) : std::max(1.0, mean * (a - 2) / (a - 1));
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::vector<int64_t> scratch;
     b.m.col.reserve(size_t(double(rows) * mean * 1.1));
     b.m.val.reserve(b.m.col.capacity());
     for (int64_t i = 0; i < rows; ++i) {
         double len = xmin * std::pow(1.0 - u(b.rng), -1.0 / (a - 1));
-        b.random_row(std::min<int64_t>(cols, int64_t(len)), scratch);
+        b.random_row(std::min<int64_t>(cap, int64_t(len)), scratch);
     }
     return std::move(b.m);
 }
@@ -191,12 +211,12 @@ CsrMatrix generate(const std::string &spec, uint64_t seed) {
         shape(f[1], spec, rows, cols);
         return random_k_per_row(rows, cols, number(f[2], spec), seed);
     }
-    if (f[0] == "powerlaw" && f.size() == 3) {
+    if (f[0] == "powerlaw" && (f.size() == 3 || f.size() == 4)) {
         shape(f[1], spec, rows, cols);
-        return power_law(rows, cols, double(number(f[2], spec)), seed);
+        return power_law(rows, cols, double(number(f[2], spec)), seed, f.size() == 4 ? number(f[3], spec) : 0);
     }
     throw std::invalid_argument("unknown generator '" + spec +
-                                "' (laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN)");
+                                "' (laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN[:MAX])");
 }
 
 } // namespace tessera::bench

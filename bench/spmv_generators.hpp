@@ -26,8 +26,8 @@ CsrMatrix tridiagonal(int64_t n, uint64_t seed);
 // k distinct random columns in every row.
 CsrMatrix random_k_per_row(int64_t rows, int64_t cols, int64_t k, uint64_t seed);
 // Row lengths drawn from a power law (Pareto, exponent 2.2) with about `mean` entries per row,
-// capped at cols; random columns.
-CsrMatrix power_law(int64_t rows, int64_t cols, double mean, uint64_t seed);
+// capped at cols, and at max_len when it is > 0 (which lowers the mean a little); random columns.
+CsrMatrix power_law(int64_t rows, int64_t cols, double mean, uint64_t seed, int64_t max_len = 0);
 // Entries inside the band |i - j| <= half_width, each present with probability `fill`.
 CsrMatrix banded(int64_t n, int64_t half_width, double fill, uint64_t seed);
 // Random k-per-row where a fraction `empty` of the rows has no entry at all.
@@ -36,7 +36,7 @@ CsrMatrix with_empty_rows(int64_t rows, int64_t cols, int64_t k, double empty, u
 CsrMatrix one_dense_row(int64_t rows, int64_t cols, int64_t k, int64_t dense_row, uint64_t seed);
 
 // A generator named on the command line: "laplacian:N", "tridiagonal:N", "random:ROWSxCOLS:K",
-// "powerlaw:ROWSxCOLS:MEAN"; throws std::invalid_argument with the accepted forms otherwise.
+// "powerlaw:ROWSxCOLS:MEAN[:MAX]"; throws std::invalid_argument with the accepted forms otherwise.
 CsrMatrix generate(const std::string &spec, uint64_t seed);
 
 } // namespace tessera::bench
