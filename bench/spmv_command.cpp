@@ -1,5 +1,6 @@
 // The "spmv" subcommand (see spmv_command.hpp): threads, the triad, then each matrix loaded
-// once and measured for every value type and op asked for, printed as it arrives.
+// once and measured for every value type and op asked for, printed as it arrives. The cuda
+// backend has a command of its own (spmv_cuda_command.cpp).
 #include "spmv_command.hpp"
 
 #include <omp.h>
@@ -15,6 +16,7 @@
 
 #include "json_writer.hpp"
 #include "machine_info.hpp"
+#include "spmv_cuda_command.hpp"
 #include "spmv_eigen.hpp"
 #include "spmv_options.hpp"
 #include "spmv_report.hpp"
@@ -47,6 +49,7 @@ int run_spmv_command(ArgCursor &args) {
         std::cout << spmv_usage();
         return 0;
     }
+    if (o.backend == "cuda") return run_spmv_cuda_command(o);
     const std::string &json_path = o.json_path;
     std::ostream &log = json_path == "-" ? std::cerr : std::cout;
     std::ofstream json_file;

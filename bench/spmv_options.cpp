@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace tessera::bench {
 
@@ -13,6 +14,11 @@ std::vector<std::string> large_set() {
 
 std::vector<std::string> quick_set() {
     return {"laplacian:300", "tridiagonal:200000", "random:100000x100000:10", "powerlaw:100000x100000:11"};
+}
+
+std::vector<std::string> gpu_set() {
+    return {"laplacian:2000", "random:1000000x1000000:16", "powerlaw:1000000x1000000:10:100000",
+            "tridiagonal:8000000"};
 }
 
 std::vector<std::string> matrix_files_in(const std::string &dir) {
@@ -51,22 +57,33 @@ std::vector<char> letters(const std::string &text, const std::string &what, cons
 SpmvOptions parse_spmv_options(ArgCursor &args) {
     SpmvOptions o;
     bool sets_given = false;
-    bool min_time_given = false;
+    bool min_time_given = false, dtype_given = false, op_given = false;
+    std::string anchor;
     std::vector<std::string> sets;
     while (!args.done()) {
+        std::optional<std::string> set;
         if (args.take_flag("--help") || args.take_flag("-h")) {
             o.help = true;
         } else if (args.take_flag("--quick")) {
             o.quick = true;
-        } else if (auto v = args.take_option("--matrix")) {
-            for (const std::string &p : split_list(*v)) o.files.push_back(p);
-        } else if (auto v = args.take_option("--gen")) {
-            for (const std::string &g : split_list(*v, ';')) o.generators.push_back(g);
-        } else if (auto v = args.take_option("--set")) {
+        } else if (auto b = args.take_option("--backend")) {
+            if (*b != "cpu" && *b != "cuda") throw UsageError("--backend: cpu or cuda");
+            o.backend = *b;
+        } else if (auto m = args.take_option("--matrix")) {
+            for (const std::string &p : split_list(*m)) o.files.push_back(p);
+        } else if (auto d = args.take_option("--matrices")) {
+            for (const std::string &dir : split_list(*d)) {
+                const std::vector<std::string> files = matrix_files_in(dir);
+                if (files.empty()) throw UsageError("--matrices: no .mtx files in '" + dir + "'");
+                for (const auto &f : files) o.files.push_back(f);
+            }
+        } else if (auto g = args.take_option("--gen")) {
+            for (const std::string &spec : split_list(*g, ';')) o.generators.push_back(spec);
+        } else if ((set = args.take_option("--set")) || (set = args.take_option("--preset"))) {
             sets_given = true;
-            for (const std::string &s : split_list(*v)) {
-                if (s != "large" && s != "shared" && s != "quick")
-                    throw UsageError("--set: '" + s + "' is not one of large, shared, quick");
+            for (const std::string &s : split_list(*set)) {
+                if (s != "large" && s != "shared" && s != "quick" && s != "gpu")
+                    throw UsageError("--set: '" + s + "' is not one of large, shared, quick, gpu");
                 sets.push_back(s);
             }
         } else if (auto v = args.take_option("--formats")) {
@@ -76,11 +93,13 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
                     throw UsageError("--formats: '" + f + "' is not one of csr, coo, ell, dia, hyb, auto");
         } else if (auto v = args.take_option("--dtype")) {
             o.dtypes = letters(*v, "--dtype", "sd");
+            dtype_given = true;
         } else if (auto v = args.take_option("--index")) {
             o.index_bits = int(parse_int(*v, "--index", 32, 64));
             if (o.index_bits != 32 && o.index_bits != 64) throw UsageError("--index: 32 or 64");
         } else if (auto v = args.take_option("--op")) {
             o.ops = letters(*v == "both" ? "n,t" : *v, "--op", "nt");
+            op_given = true;
         } else if (auto v = args.take_option("--threads")) {
             o.threads = int(parse_int(*v, "--threads", 1, 4096));
         } else if (auto v = args.take_option("--reps")) {
@@ -89,8 +108,9 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
             o.min_time = parse_number(*v, "--min-time", 0.0);
             min_time_given = true;
         } else if (auto v = args.take_option("--anchor")) {
-            if (*v != "eigen" && *v != "none") throw UsageError("--anchor: eigen or none");
-            o.eigen = *v == "eigen";
+            if (*v != "eigen" && *v != "cusparse" && *v != "none")
+                throw UsageError("--anchor: eigen (cpu), cusparse (cuda) or none");
+            anchor = *v;
         } else if (args.take_flag("--no-stream")) {
             o.stream = false;
         } else if (auto v = args.take_option("--json")) {
@@ -105,11 +125,26 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
             throw UsageError("spmv: unknown option '" + args.current() + "'");
         }
     }
+    const bool cuda = o.backend == "cuda";
+    if (!anchor.empty()) {
+        if (anchor == (cuda ? "eigen" : "cusparse"))
+            throw UsageError("--anchor " + anchor + " is not an anchor of the " + o.backend + " backend");
+        o.eigen = anchor == "eigen";
+        o.cusparse = anchor == "cusparse";
+    }
+    if (cuda) o.eigen = false;
+    else o.cusparse = false;
+    if (cuda && !op_given) o.ops = {'n'}; // cuSPARSE's transpose only where asked for
     if (o.quick && !min_time_given) o.min_time = 0.1;
-    if (!sets_given && o.files.empty() && o.generators.empty()) sets.push_back(o.quick ? "quick" : "large");
+    if (!sets_given && o.files.empty() && o.generators.empty())
+        sets.push_back(o.quick ? "quick" : cuda ? "gpu" : "large");
     for (const std::string &s : sets) {
         if (s == "large") for (const auto &g : large_set()) o.generators.push_back(g);
         if (s == "quick") for (const auto &g : quick_set()) o.generators.push_back(g);
+        if (s == "gpu") {
+            for (const auto &g : gpu_set()) o.generators.push_back(g);
+            if (!dtype_given) o.dtypes = {'s', 'd'};
+        }
         if (s == "shared") {
             const std::string dir = default_shared_dir();
             std::vector<std::string> files = dir.empty() ? std::vector<std::string>{} : matrix_files_in(dir);
@@ -121,28 +156,38 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
 }
 
 const char *spmv_usage() {
-    return "usage: tessera-bench spmv [FILE.mtx ...] [--matrix F,..] [--gen SPEC;..] [--set large|shared|quick]\n"
+    return "usage: tessera-bench spmv [FILE.mtx ...] [--matrix F,..] [--matrices DIR] [--gen SPEC;..]\n"
+           "                          [--set large|shared|quick|gpu] [--backend cpu|cuda]\n"
            "                          [--formats csr,coo,ell,dia,hyb,auto] [--dtype s|d|both] [--index 32|64]\n"
            "                          [--op n|t|both] [--threads N] [--reps R] [--min-time S]\n"
-           "                          [--anchor eigen|none] [--no-stream] [--json FILE|-] [--seed N] [--quick]\n"
+           "                          [--anchor eigen|cusparse|none] [--no-stream] [--json FILE|-] [--seed N]\n"
+           "                          [--quick]\n"
            "\n"
-           "Sparse y = A*x (op n) and y = A^T*x (op t) in every format of Tessera, side by side with\n"
-           "Eigen's OpenMP sparse x dense vector product, against a STREAM triad measured in the run.\n"
+           "Sparse y = A*x (op n) and y = A^T*x (op t) in every format of Tessera. On the cpu backend,\n"
+           "side by side with Eigen's OpenMP sparse x dense vector product, against a STREAM triad\n"
+           "measured in the run; on the cuda backend (x and y in device memory, CUDA events), with\n"
+           "cuSPARSE's SpMV (CSR ALG1/ALG2, COO ALG1/ALG2), against a device-to-device copy.\n"
            "\n"
            "  FILE.mtx, --matrix  Matrix Market files (coordinate real/integer/pattern,\n"
            "                      general/symmetric/skew-symmetric; symmetric ones expanded)\n"
+           "  --matrices DIR      every .mtx file in DIR (a comma list of directories)\n"
            "  --gen SPEC          generated: laplacian:N (2D 5-point, N^2 rows), tridiagonal:N,\n"
-           "                      random:ROWSxCOLS:K (K per row), powerlaw:ROWSxCOLS:MEAN\n"
-           "  --set               large (default: >= 20 M nonzeros each, beyond the caches),\n"
-           "                      shared (the SuiteSparse files beside the sources), quick\n"
+           "                      random:ROWSxCOLS:K (K per row), powerlaw:ROWSxCOLS:MEAN[:MAX]\n"
+           "  --set, --preset     large (cpu default: >= 20 M nonzeros each, beyond the caches),\n"
+           "                      shared (the SuiteSparse files beside the sources), quick,\n"
+           "                      gpu (cuda default: laplacian:2000, random:1000000x1000000:16,\n"
+           "                      powerlaw:1000000x1000000:10:100000, tridiagonal:8000000; float32\n"
+           "                      and float64 unless --dtype says otherwise)\n"
+           "  --backend           cpu (default) or cuda\n"
            "  --formats           formats to time (default all five and auto)\n"
            "  --dtype, --index    value type (default d) and index width (default 32)\n"
-           "  --op                n, t or both (default both)\n"
+           "  --op                n, t or both (default both on cpu, n on cuda)\n"
            "  --threads N         threads for Tessera and Eigen (default: TESSERA_NUM_THREADS,\n"
            "                      else OMP_NUM_THREADS, else all cores)\n"
            "  --reps, --min-time  timed calls (default 5) and seconds (default 0.5) per side, at least\n"
-           "  --anchor            eigen (default, when built with Eigen) or none\n"
-           "  --no-stream         skip the STREAM triad\n"
+           "  --anchor            eigen (cpu default, when built with Eigen), cusparse (cuda default)\n"
+           "                      or none\n"
+           "  --no-stream         skip the STREAM triad (cpu) or the device copy (cuda)\n"
            "  --json FILE         also write the records as JSON (- for stdout, the table then on stderr)\n"
            "\n"
            "Effective bandwidth counts the bytes of values, column indices, row pointers, x and y of the\n"

@@ -1,5 +1,6 @@
-// Options of "tessera-bench spmv": which matrices (generators, .mtx files, the generated large
-// set, the shared set), formats, value and index types, ops, threads, timing, anchor, JSON.
+// Options of "tessera-bench spmv": the backend (cpu or cuda), which matrices (generators, .mtx
+// files, a directory of them, the named sets), formats, value and index types, ops, threads,
+// timing, anchor, JSON.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 namespace tessera::bench {
 
 struct SpmvOptions {
+    std::string backend = "cpu";         // "cpu" or "cuda" (device vectors, cuSPARSE anchor)
     std::vector<std::string> generators; // "laplacian:2048", ...
     std::vector<std::string> files;      // .mtx paths
     std::vector<std::string> formats{"csr", "coo", "ell", "dia", "hyb", "auto"};
@@ -20,8 +22,9 @@ struct SpmvOptions {
     int threads = 0;       // 0: TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
     int min_reps = 5;
     double min_time = 0.5; // seconds per side
-    bool eigen = true;     // the anchor
-    bool stream = true;    // measure the STREAM triad
+    bool eigen = true;     // the CPU anchor
+    bool cusparse = true;  // the GPU anchor
+    bool stream = true;    // measure the STREAM triad (cpu) or the device copy (cuda)
     std::string json_path;
     uint64_t seed = 42;
     bool quick = false;
@@ -31,9 +34,12 @@ struct SpmvOptions {
 SpmvOptions parse_spmv_options(ArgCursor &args);
 const char *spmv_usage();
 
-// The matrices of the generated large set (>= 20 M nonzeros each), and the quick set.
+// The matrices of the generated large set (>= 20 M nonzeros each), the quick set, and the GPU
+// set (Laplacian 2000², random 1 M x 16 per row, power-law rows 1 M mean 10 max 100 k,
+// tridiagonal 8 M).
 std::vector<std::string> large_set();
 std::vector<std::string> quick_set();
+std::vector<std::string> gpu_set();
 // The .mtx files of a directory, sorted.
 std::vector<std::string> matrix_files_in(const std::string &dir);
 // Where the shared SuiteSparse set is expected (beside the source tree), "" if unknown.
