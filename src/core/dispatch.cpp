@@ -24,17 +24,19 @@ struct Choice {
 // The CUDA table for an auto call, without starting CUDA for small calls in a process that
 // does not use it: the plugin is asked once a call is large, or once the process has the
 // CUDA driver loaded (only then can an operand be device memory).
-const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k) {
+// `driver_cuda` is cuda_backend_if_driver_loaded() of this call.
+const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k, const BackendTable *driver_cuda) {
     static std::atomic<bool> asked{false};
     if (!asked.load(std::memory_order_relaxed)) {
         const bool large = double(m) * double(n) * double(k) >= 256.0 * 256.0 * 256.0;
-        if (!large && !cuda_driver_loaded()) return nullptr;
+        if (!large && !driver_cuda) return nullptr;
         asked.store(true, std::memory_order_relaxed);
     }
     return cuda_backend(nullptr);
 }
 
-template <typename T> Choice choose(const tsr_context *ctx, const GemmArgs<T> &args) {
+template <typename T>
+Choice choose(const tsr_context *ctx, const GemmArgs<T> &args, const BackendTable *driver_cuda) {
     switch (ctx->backend) {
     case TSR_BACKEND_REFERENCE: return {&reference::backend(), nullptr, nullptr};
     case TSR_BACKEND_CUDA:
@@ -45,7 +47,7 @@ template <typename T> Choice choose(const tsr_context *ctx, const GemmArgs<T> &a
     }
     // Auto: the CUDA backend when its operands are device memory or the product pays for the
     // transfers (the backend's own estimate), else the CPU.
-    if (const BackendTable *cuda = auto_cuda(args.m, args.n, args.k); cuda && cuda->gemm_prefer) {
+    if (const BackendTable *cuda = auto_cuda(args.m, args.n, args.k, driver_cuda); cuda && cuda->gemm_prefer) {
         const bool product = args.alpha != T(0) && args.k > 0;
         if (cuda->gemm_prefer(call_threads(ctx->num_threads), int(sizeof(T)), args.m, args.n, args.k,
                               product ? args.A : nullptr, product ? args.B : nullptr, args.C))
@@ -74,11 +76,14 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
         return TSR_SUCCESS;
     }
 
-    Choice choice = choose(ctx, args);
+    // One look at the loader per call (it takes the loader's lock): operands can be device
+    // memory only once the CUDA driver is loaded.
+    const BackendTable *driver_cuda = cuda_backend_if_driver_loaded();
+    Choice choice = choose(ctx, args, driver_cuda);
     // A host backend given device memory would dereference it: refuse instead.
-    if (choice.table != cuda_backend_if_driver_loaded()) {
+    if (driver_cuda && choice.table != driver_cuda) {
         const bool product = args.alpha != T(0) && args.k > 0;
-        if (any_device_pointer(product ? args.A : nullptr, product ? args.B : nullptr, args.C))
+        if (any_device_pointer(driver_cuda, product ? args.A : nullptr, product ? args.B : nullptr, args.C))
             return fail(TSR_ERR_INVALID_ARGUMENT,
                         "%s: an operand is CUDA device memory, which the %s backend cannot read; "
                         "use the cuda or auto backend",

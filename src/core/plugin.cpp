@@ -111,7 +111,10 @@ const BackendTable *cuda_backend_if_driver_loaded() {
 }
 
 bool any_device_pointer(const void *a, const void *b, const void *c) {
-    const BackendTable *cuda = cuda_backend_if_driver_loaded();
+    return any_device_pointer(cuda_backend_if_driver_loaded(), a, b, c);
+}
+
+bool any_device_pointer(const BackendTable *cuda, const void *a, const void *b, const void *c) {
     if (!cuda || !cuda->gemm_prefer) return false;
     // A 1×1×1 product is never worth moving: the answer is about the pointers alone.
     return cuda->gemm_prefer(1, 4, 1, 1, 1, a, b, c) != 0;

@@ -27,5 +27,8 @@ const BackendTable *cuda_backend_if_driver_loaded();
 
 // Whether any of the pointers is CUDA device memory (false when CUDA is not in use here).
 bool any_device_pointer(const void *a, const void *b, const void *c);
+// The same with the table cuda_backend_if_driver_loaded() gave (nullptr: none is device
+// memory), for callers that already asked the loader in this call.
+bool any_device_pointer(const BackendTable *cuda, const void *a, const void *b, const void *c);
 
 } // namespace tessera::core
