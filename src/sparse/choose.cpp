@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "sparse/choose_gpu.hpp"
 #include "sparse/convert.hpp"
 
 namespace tessera::sparse {
@@ -26,12 +27,20 @@ const char *kernel_name(tsr_format format, Kernel kernel) {
     switch (kernel) {
     case Kernel::vector_rows: return "simd-rows";
     case Kernel::tiles: return "tiles";
+    case Kernel::gpu_rows: return "gpu-rows";
+    case Kernel::gpu_lanes2: return "gpu-lanes-2";
+    case Kernel::gpu_lanes4: return "gpu-lanes-4";
+    case Kernel::gpu_lanes8: return "gpu-lanes-8";
+    case Kernel::gpu_lanes16: return "gpu-lanes-16";
+    case Kernel::gpu_lanes32: return "gpu-lanes-32";
+    case Kernel::gpu_merge: return "gpu-merge";
     default: return "scalar-rows";
     }
 }
 
 Kernel choose_kernel(tsr_format format, const RowStats &row, const Structure *s, Target target) {
-    if (format != TSR_FORMAT_CSR || target == Target::gpu) return Kernel::standard;
+    if (target == Target::gpu) return format == TSR_FORMAT_CSR ? gpu_csr_kernel(row, s) : Kernel::standard;
+    if (format != TSR_FORMAT_CSR) return Kernel::standard;
     if (s && tiles_pay(*s)) return Kernel::tiles;
     return row.mean >= kVectorRowsMinMean ? Kernel::vector_rows : Kernel::standard;
 }
@@ -42,6 +51,7 @@ bool tiles_pay(const Structure &s) {
 }
 
 Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t index_bytes) {
+    if (target == Target::gpu) return choose_format_gpu(s, value_bytes, index_bytes); // choose_gpu.cpp
     Plan plan;
     char why[240];
     const RowStats &r = s.row;

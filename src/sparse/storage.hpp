@@ -19,6 +19,15 @@ enum class Kernel : uint8_t {
     standard = 0, // CSR: a row at a time, scalar; the other formats: their one kernel
     vector_rows,  // CSR: long rows with SIMD gathers
     tiles,        // CSR: its entries in cache-sized tiles (columns scattered beyond the caches)
+    // CSR on a GPU (choose_gpu.hpp): a thread per row; 2 to 32 lanes of a warp per row; or
+    // the merge path over rows + nonzeros, equal work for every thread whatever the rows.
+    gpu_rows,
+    gpu_lanes2,
+    gpu_lanes4,
+    gpu_lanes8,
+    gpu_lanes16,
+    gpu_lanes32,
+    gpu_merge,
 };
 const char *kernel_name(tsr_format format, Kernel kernel);
 const char *format_name(tsr_format format); // "csr", "coo", "ell", "dia", "hyb", "auto"

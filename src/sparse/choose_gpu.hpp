@@ -1,0 +1,64 @@
+// The automatic choice for a GPU: the format rules (choose_gpu.cpp) and, inline here so that
+// the CUDA plugin decides exactly as the library does, the CSR kernel from the row statistics.
+// The rules are those written in docs/formats.md, "GPU rules".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sparse/storage.hpp"
+
+namespace tessera::sparse {
+
+// CSR kernels: a thread per row below this mean (a warp then reads 32 short rows in a few
+// contiguous lines); else L lanes of a warp per row, L about half the mean (a lane takes two
+// entries per step, two gathers in flight), 2 to 32. The merge path instead where a row needs
+// more than kGpuMaxSteps steps of its warp (it would hold the warp while the rest of the
+// matrix is done), where row lengths spread widely, or where columns scatter (the merge path
+// keeps the most gathers of x in flight).
+inline constexpr double kGpuRowsMaxMean = 6;
+inline constexpr int64_t kGpuMaxSteps = 32;
+inline constexpr double kGpuLanesMaxSpread = 1.0; // standard deviation / mean of the row lengths
+inline constexpr double kGpuMergeMinFar = 0.5; // share of entries beyond a tile of the diagonal
+// Format rules: ELL for short rows of nearly equal length, HYB when a few long rows would
+// make ELL padding, both only where slots hold entries almost always (warps read per slot).
+inline constexpr double kGpuEllMaxMean = 32;
+inline constexpr double kGpuEllMinFill = 0.85;
+inline constexpr double kGpuHybMaxTail = 0.10;
+inline constexpr double kGpuHybMinFill = 0.85;
+
+inline bool is_gpu_kernel(Kernel k) { return k >= Kernel::gpu_rows && k <= Kernel::gpu_merge; }
+
+// Lanes per row of a gpu_lanes kernel (1 for gpu_rows, 0 for the others).
+inline int gpu_lanes(Kernel k) {
+    switch (k) {
+    case Kernel::gpu_rows: return 1;
+    case Kernel::gpu_lanes2: return 2;
+    case Kernel::gpu_lanes4: return 4;
+    case Kernel::gpu_lanes8: return 8;
+    case Kernel::gpu_lanes16: return 16;
+    case Kernel::gpu_lanes32: return 32;
+    default: return 0;
+    }
+}
+
+// The CSR kernel for rows `r` (and the structure `s` once analysed, else nullptr).
+inline Kernel gpu_csr_kernel(const RowStats &r, const Structure *s) {
+    if (r.nnz == 0 || r.rows == 0) return Kernel::gpu_rows;
+    Kernel k = r.mean < kGpuRowsMaxMean ? Kernel::gpu_rows
+               : r.mean < 8             ? Kernel::gpu_lanes2
+               : r.mean < 16            ? Kernel::gpu_lanes4
+               : r.mean < 32            ? Kernel::gpu_lanes8
+               : r.mean < 64            ? Kernel::gpu_lanes16
+                                        : Kernel::gpu_lanes32;
+    const int64_t per_step = 2 * int64_t(gpu_lanes(k));
+    const bool long_rows = r.max_len > kGpuMaxSteps * per_step;
+    const bool skewed = r.spread() > kGpuLanesMaxSpread;
+    const bool scattered = s && s->far_fraction() >= kGpuMergeMinFar && r.mean >= kGpuRowsMaxMean;
+    return long_rows || skewed || scattered ? Kernel::gpu_merge : k;
+}
+
+// The format AUTO picks for a GPU (choose_format with Target::gpu comes here).
+Plan choose_format_gpu(const Structure &s, size_t value_bytes, size_t index_bytes);
+
+} // namespace tessera::sparse

@@ -1,0 +1,91 @@
+// The AUTO rules for a GPU (src/sparse/choose_gpu.*), without a GPU: the format chosen for
+// each kind of generated matrix, the CSR kernel from the row lengths, and their names.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sparse/assemble.hpp"
+#include "sparse/choose.hpp"
+#include "sparse/choose_gpu.hpp"
+#include "sparse/optimize.hpp"
+#include "sparse/structure.hpp"
+#include "spmv_generators.hpp"
+
+namespace {
+
+using namespace tessera::sparse;
+
+Storage storage_of(const tessera::bench::CsrMatrix &m) {
+    std::vector<int32_t> rp(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
+    Typed<double, int32_t> t;
+    t.csr = assemble_from_csr<double, int32_t>(m.rows, m.cols, m.nnz(), rp.data(), col.data(), m.val.data());
+    t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
+    return Storage{std::move(t)};
+}
+
+Plan gpu_plan(const tessera::bench::CsrMatrix &m, tsr_format requested = TSR_FORMAT_AUTO) {
+    Storage s = storage_of(m);
+    const Applied applied = apply_format(s, requested, Target::gpu);
+    EXPECT_TRUE(applied.fault.empty()) << applied.fault;
+    const Plan plan = std::get<Typed<double, int32_t>>(s.typed).plan;
+    EXPECT_FALSE(plan.reason.empty());
+    return plan;
+}
+
+Kernel csr_kernel(const tessera::bench::CsrMatrix &m) {
+    Storage s = storage_of(m);
+    return gpu_csr_kernel(std::get<Typed<double, int32_t>>(s.typed).rows, nullptr);
+}
+
+TEST(SparseGpuRules, Formats) {
+    using namespace tessera::bench;
+    EXPECT_EQ(gpu_plan(tridiagonal(100000, 1)).format, TSR_FORMAT_DIA);
+    EXPECT_EQ(gpu_plan(laplacian_2d(300)).format, TSR_FORMAT_DIA);
+    // Rows of equal length: ELL, coalesced slot by slot.
+    EXPECT_EQ(gpu_plan(random_k_per_row(20000, 20000, 16, 1)).format, TSR_FORMAT_ELL);
+    // Equal rows and one long one holding a few percent of the entries: HYB.
+    EXPECT_EQ(gpu_plan(one_dense_row(50000, 5000, 4, 9, 1)).format, TSR_FORMAT_HYB);
+    // Skewed rows: CSR on the merge path.
+    const Plan skewed = gpu_plan(power_law(20000, 20000, 10, 1));
+    EXPECT_EQ(skewed.format, TSR_FORMAT_CSR);
+    EXPECT_EQ(skewed.kernel, Kernel::gpu_merge);
+    EXPECT_NE(skewed.reason.find("merge path"), std::string::npos) << skewed.reason;
+    // Long rows with columns scattered far from the diagonal: the merge path too.
+    const Plan scattered = gpu_plan(random_k_per_row(3000, 200000, 40, 1));
+    EXPECT_EQ(scattered.format, TSR_FORMAT_CSR);
+    EXPECT_EQ(scattered.kernel, Kernel::gpu_merge);
+    // Long rows near the diagonal: lanes.
+    const Plan local = gpu_plan(random_k_per_row(2000, 20000, 40, 1));
+    EXPECT_EQ(local.format, TSR_FORMAT_CSR);
+    EXPECT_EQ(local.kernel, Kernel::gpu_lanes16);
+    EXPECT_EQ(gpu_plan(random_k_per_row(10, 10, 0, 1)).format, TSR_FORMAT_CSR) << "no entries";
+}
+
+TEST(SparseGpuRules, CsrKernelFromRowLengths) {
+    using namespace tessera::bench;
+    EXPECT_EQ(csr_kernel(laplacian_2d(50)), Kernel::gpu_rows);
+    EXPECT_EQ(csr_kernel(tridiagonal(1000, 1)), Kernel::gpu_rows);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 7, 1)), Kernel::gpu_lanes2);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 12, 1)), Kernel::gpu_lanes4);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 20, 1)), Kernel::gpu_lanes8);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 40, 1)), Kernel::gpu_lanes16);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 80, 1)), Kernel::gpu_lanes32);
+    EXPECT_EQ(csr_kernel(power_law(20000, 20000, 10, 1)), Kernel::gpu_merge);
+    EXPECT_EQ(csr_kernel(one_dense_row(3000, 3000, 4, 7, 1)), Kernel::gpu_merge) << "a row of 3000: 1500 steps";
+    EXPECT_EQ(csr_kernel(random_k_per_row(10, 10, 0, 1)), Kernel::gpu_rows);
+    // A named format gets its GPU kernel too.
+    EXPECT_EQ(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_CSR).kernel, Kernel::gpu_lanes4);
+    EXPECT_EQ(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_ELL).kernel, Kernel::standard);
+}
+
+TEST(SparseGpuRules, KernelNames) {
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_rows), "gpu-rows");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes2), "gpu-lanes-2");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes32), "gpu-lanes-32");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_merge), "gpu-merge");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_ELL, Kernel::standard), "standard");
+    for (Kernel k : {Kernel::gpu_rows, Kernel::gpu_lanes4, Kernel::gpu_merge}) EXPECT_TRUE(is_gpu_kernel(k));
+    for (Kernel k : {Kernel::standard, Kernel::vector_rows, Kernel::tiles}) EXPECT_FALSE(is_gpu_kernel(k));
+}
+
+} // namespace
