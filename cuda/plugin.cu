@@ -1,10 +1,11 @@
 // The plugin's one exported symbol: checks the driver and the device, then hands the core
-// the CUDA backend table (gemm on our own kernels; no sparse products yet).
+// the CUDA backend table (gemm and sparse products on our own kernels).
 #include <cstdio>
 
 #include "core/backend.hpp"
 #include "error.hpp"
 #include "gemm.hpp"
+#include "spmv.hpp"
 #include "state.hpp"
 
 namespace tessera::cuda {
@@ -36,10 +37,10 @@ const core::BackendTable table = {
     gemm_f32,
     gemm_f64,
     last_error,
-    nullptr, // sparse_prepare
-    nullptr, // spmv_f32
-    nullptr, // spmv_f64
-    nullptr, // sparse_release
+    sparse_prepare,
+    spmv_f32,
+    spmv_f64,
+    sparse_release,
     gemm_prefer,
 };
 

@@ -94,4 +94,30 @@ tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t 
     return TSR_SUCCESS;
 }
 
+// A vector as a matrix of 1 MiB columns (so that upload and download move it in 8 MiB chunks
+// through the pinned halves) plus the bytes left over.
+namespace {
+constexpr int64_t kVectorColumn = int64_t(1) << 20;
+}
+
+tsr_status upload_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind) {
+    const int64_t whole = bytes / kVectorColumn, rest = bytes % kVectorColumn, done = whole * kVectorColumn;
+    if (whole > 0)
+        if (tsr_status st = upload(s, dst, src, kVectorColumn, whole, kVectorColumn, 1, kind); st != TSR_SUCCESS)
+            return st;
+    if (rest == 0) return TSR_SUCCESS;
+    return upload(s, static_cast<unsigned char *>(dst) + done, static_cast<const unsigned char *>(src) + done, rest,
+                  1, rest, 1, kind);
+}
+
+tsr_status download_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind) {
+    const int64_t whole = bytes / kVectorColumn, rest = bytes % kVectorColumn, done = whole * kVectorColumn;
+    if (whole > 0)
+        if (tsr_status st = download(s, dst, src, kVectorColumn, whole, kVectorColumn, 1, kind); st != TSR_SUCCESS)
+            return st;
+    if (rest == 0) return TSR_SUCCESS;
+    return download(s, static_cast<unsigned char *>(dst) + done, static_cast<const unsigned char *>(src) + done,
+                    rest, 1, rest, 1, kind);
+}
+
 } // namespace tessera::cuda

@@ -21,4 +21,8 @@ tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t co
 tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
                     int64_t elem, Memory kind);
 
+// The same for a vector of `bytes` bytes (x and y of sparse products), in chunks of 8 MiB.
+tsr_status upload_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind);
+tsr_status download_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind);
+
 } // namespace tessera::cuda

@@ -102,6 +102,9 @@ void destroy_state(State *state) {
     {
         DeviceScope scope(state->dev.ordinal);
         for (auto &b : state->operand) b.release();
+        for (auto &b : state->vector) b.release();
+        state->carries.release();
+        if (state->carries_free) (void)cudaEventDestroy(state->carries_free);
         state->pinned.release();
     }
     delete state;

@@ -37,6 +37,12 @@ struct State {
     std::mutex staging;            // host-operand calls take the buffers below one at a time
     DeviceBuffer operand[3];       // A, B, C copies of host operands
     PinnedRing pinned;
+    // Sparse products (under `staging` too): device copies of host x and y, and the carries
+    // of the balanced kernels, with an event recorded after the last product that used them
+    // (a product on another stream waits for it before reusing them).
+    DeviceBuffer vector[2];
+    DeviceBuffer carries;
+    cudaEvent_t carries_free = nullptr;
 };
 
 // A new state for `device`; on failure a status with the reason recorded.

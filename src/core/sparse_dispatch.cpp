@@ -10,6 +10,7 @@
 #include "core/plugin.hpp"
 #include "core/threads.hpp"
 #include "cpu/spmv_info.hpp"
+#include "sparse/choose_gpu.hpp"
 #include "sparse/optimize.hpp"
 
 namespace tessera::core {
@@ -22,19 +23,26 @@ struct SparseChoice {
     const char *why; // for the log; nullptr when the handle named the backend
 };
 
-SparseChoice choose(const tsr_context *ctx) {
+bool has_sparse(const BackendTable *t) { return t && t->sparse_prepare && t->spmv_f32 && t->spmv_f64; }
+
+// The backend of an optimize or a product. Auto: the CUDA backend when x or y is its device
+// memory (a host backend could not read them), else the CPU; a cost model for moving host
+// vectors and the matrix to the device is not there yet.
+SparseChoice choose(const tsr_context *ctx, bool device_vectors) {
     switch (ctx->backend) {
     case TSR_BACKEND_REFERENCE: return {&reference::backend(), nullptr, nullptr};
     case TSR_BACKEND_CUDA:
         if (const BackendTable *cuda = cuda_backend(nullptr)) {
-            if (cuda->spmv_f32 && cuda->spmv_f64) return {cuda, ctx->cuda_state, nullptr};
+            if (has_sparse(cuda)) return {cuda, ctx->cuda_state, nullptr};
             return {&cpu::backend(), nullptr, "cuda has no sparse kernels"};
         }
         return {&cpu::backend(), nullptr, "cuda unavailable"};
     case TSR_BACKEND_CPU: return {&cpu::backend(), nullptr, nullptr};
     case TSR_BACKEND_AUTO: break;
     }
-    // Until the CUDA backend has a cost model for sparse products, auto means the CPU.
+    if (device_vectors)
+        if (const BackendTable *cuda = cuda_backend_if_driver_loaded(); has_sparse(cuda))
+            return {cuda, ctx->cuda_state, "auto: device vectors"};
     return {&cpu::backend(), nullptr, "auto"};
 }
 
@@ -49,10 +57,22 @@ template <typename T> auto entry(const BackendTable &t) {
     else return t.spmv_f64;
 }
 
-SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op) {
+// The kernel `table` runs the matrix's format with: the plan's, except that a GPU given a
+// CSR plan made for another backend (or none) picks its own kernel by the same rule as here.
+sparse::Kernel kernel_on(const tsr_sparse_matrix *m, const BackendTable *table) {
+    const sparse::Plan &plan = plan_of(m);
+    if (!table || plan.format != TSR_FORMAT_CSR || sparse::is_gpu_kernel(plan.kernel) ||
+        target_of(table) != sparse::Target::gpu)
+        return plan.kernel;
+    return std::visit(
+        [](const auto &t) { return sparse::gpu_csr_kernel(t.rows, t.structure ? &*t.structure : nullptr); },
+        m->storage.typed);
+}
+
+SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op, const BackendTable *table) {
     const sparse::Plan &plan = plan_of(m);
     return {routine, op, m->rows, m->cols, nnz_of(m), sparse::format_name(plan.format),
-            sparse::kernel_name(plan.format, plan.kernel)};
+            sparse::kernel_name(plan.format, kernel_on(m, table))};
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -65,7 +85,7 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
     if (!ctx) ctx = default_context();
     if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "tsr_sparse_optimize: cannot create the default handle");
     const auto start = std::chrono::steady_clock::now();
-    SparseChoice choice = choose(ctx);
+    SparseChoice choice = choose(ctx, false);
 
     sparse::Applied applied = sparse::apply_format(m->storage, format, target_of(choice.table));
     if (!applied.fault.empty())
@@ -82,7 +102,7 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
                     choice.table->last_error ? choice.table->last_error() : last_error());
 
     if (config().verbose)
-        log_sparse_optimize(trace_of(m, "", ' '), sparse::format_name(format), choice.table->name,
+        log_sparse_optimize(trace_of(m, "", ' ', choice.table), sparse::format_name(format), choice.table->name,
                             plan_of(m).reason.c_str(), seconds_since(start));
     return TSR_SUCCESS;
 }
@@ -98,18 +118,18 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
 
     const int64_t out_rows = trans ? A->cols : A->rows;
     if (out_rows == 0 || (alpha == T(0) && beta == T(1))) {
-        if (verbose) log_spmv(trace_of(A, routine, op_letter), "none", "quick return", 0, 0.0);
+        if (verbose) log_spmv(trace_of(A, routine, op_letter, nullptr), "none", "quick return", 0, 0.0);
         return TSR_SUCCESS;
     }
 
-    SparseChoice choice = choose(ctx);
-    // No backend here runs sparse products on device memory yet: refuse device vectors
-    // instead of letting a CPU kernel dereference them.
-    if (any_device_pointer(x, y, nullptr))
+    const bool device_vectors = any_device_pointer(x, y, nullptr);
+    SparseChoice choice = choose(ctx, device_vectors);
+    // A host backend given device vectors would dereference them: refuse instead.
+    if (device_vectors && target_of(choice.table) != sparse::Target::gpu)
         return fail(TSR_ERR_NOT_SUPPORTED,
-                    "%s: x or y is CUDA device memory, and sparse products on the CUDA backend "
-                    "are not available yet; pass host vectors",
-                    routine);
+                    "%s: x or y is CUDA device memory, which the %s backend cannot read; use the "
+                    "cuda or auto backend, or pass host vectors",
+                    routine, choice.table->name);
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
     void *prepared = nullptr;
     if (tsr_status s = prepared_state(A, choice.table, exec, &prepared); s != TSR_SUCCESS)
@@ -117,11 +137,17 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
                     choice.table->last_error ? choice.table->last_error() : last_error());
     SpmvArgs<T> args{trans, alpha, x, beta, y, &A->storage, prepared};
     auto run = entry<T>(*choice.table);
-    if (!verbose) return run(&exec, &args);
+    // A plugin keeps its failure detail to itself: carry it into this library's message.
+    auto detail = [&](tsr_status s) {
+        if (s != TSR_SUCCESS && choice.table->last_error)
+            return fail(s, "%s: %s", routine, choice.table->last_error());
+        return s;
+    };
+    if (!verbose) return detail(run(&exec, &args));
 
     const auto start = std::chrono::steady_clock::now();
-    tsr_status status = run(&exec, &args);
-    log_spmv(trace_of(A, routine, op_letter), choice.table->name, choice.why, exec.num_threads,
+    tsr_status status = detail(run(&exec, &args));
+    log_spmv(trace_of(A, routine, op_letter, choice.table), choice.table->name, choice.why, exec.num_threads,
              seconds_since(start));
     return status;
 }

@@ -130,9 +130,9 @@ TEST_F(CudaPointers, ThreadsWithOwnHandles) {
     for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
-// Host backends never dereference device memory: a CPU handle refuses device operands, and
-// sparse products (host-only for now) refuse device vectors, both with a clear error and
-// nothing written.
+// Host backends never dereference device memory: a CPU handle refuses device operands, for
+// gemm and for sparse products (test_cuda_spmv.cpp has more), with a clear error and nothing
+// written.
 TEST(CudaRefusals, HostBackendsRefuseDeviceMemory) {
     TSR_REQUIRE_CUDA();
     tsr_handle h;

@@ -1,0 +1,225 @@
+// Copying a sparse matrix to the device once: its format's arrays, the CSR kernel chosen for
+// the GPU (choose_gpu.hpp) with the merge-path split where that kernel needs it, and the CSR
+// of Aᵀ on first transposed use. Every allocation is checked and owned by the DeviceMatrix.
+#include "sparse_device.hpp"
+
+#include <climits>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <variant>
+
+#include "error.hpp"
+#include "sparse/choose_gpu.hpp"
+#include "sparse/convert.hpp"
+#include "sparse/structure.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+// Puts host arrays on the device, each in an allocation the matrix owns.
+struct Copier {
+    State &s;
+    DeviceMatrix &m;
+
+    template <typename T> tsr_status put(const T *host, int64_t count, const void **dst) {
+        *dst = nullptr;
+        if (count <= 0) return TSR_SUCCESS;
+        const size_t bytes = size_t(count) * sizeof(T);
+        void *p = nullptr;
+        if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return fail(TSR_ERR_OUT_OF_MEMORY,
+                        "cannot allocate %zu bytes of device memory for a sparse matrix (%zu bytes "
+                        "of it are on the device already): %s",
+                        bytes, m.bytes, cudaGetErrorString(e));
+        }
+        try {
+            m.allocations.push_back(p);
+        } catch (const std::bad_alloc &) {
+            (void)cudaFree(p);
+            throw;
+        }
+        m.bytes += bytes;
+        cudaError_t e = cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, s.stream);
+        // The host arrays may be temporaries: the copy must be done before they go.
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s.stream);
+        if (e != cudaSuccess) return fail_cuda(e, "cannot copy a sparse matrix to the device");
+        *dst = p;
+        return TSR_SUCCESS;
+    }
+    template <typename T> tsr_status put(const std::vector<T> &host, const void **dst) {
+        return put(host.data(), int64_t(host.size()), dst);
+    }
+};
+
+#define TSR_TRY(expr)                                                                              \
+    do {                                                                                           \
+        if (tsr_status st_ = (expr); st_ != TSR_SUCCESS) return st_;                               \
+    } while (0)
+
+tsr_status check_blocks(int64_t blocks) {
+    if (blocks <= INT_MAX) return TSR_SUCCESS;
+    return fail(TSR_ERR_NOT_SUPPORTED, "the sparse matrix needs %lld thread blocks, more than a CUDA grid holds",
+                (long long)blocks);
+}
+
+template <typename V, typename I>
+tsr_status upload_csr(Copier &c, const sparse::Csr<V, I> &a, sparse::Kernel kernel, DeviceCsr &d) {
+    d.rows = a.rows;
+    d.cols = a.cols;
+    d.nnz = a.nnz();
+    d.kernel = kernel;
+    TSR_TRY(c.put(a.row_ptr.data(), a.row_ptr.size(), &d.row_ptr));
+    TSR_TRY(c.put(a.col.data(), d.nnz, &d.col));
+    TSR_TRY(c.put(a.val.data(), d.nnz, &d.val));
+    if (kernel != sparse::Kernel::gpu_merge || a.rows == 0) return TSR_SUCCESS;
+    const MergeSplit<I> split = merge_split(a.rows, d.nnz, a.row_ptr.data());
+    TSR_TRY(check_blocks(split.blocks()));
+    d.blocks = split.blocks();
+    d.crossings = int64_t(split.crossing.size());
+    TSR_TRY(c.put(split.start_row, &d.start_row));
+    TSR_TRY(c.put(split.start_nz, &d.start_nz));
+    const void *crossing = nullptr;
+    TSR_TRY(c.put(split.crossing, &crossing));
+    d.crossing = static_cast<const CrossingRow *>(crossing);
+    return TSR_SUCCESS;
+}
+
+template <typename V, typename I>
+tsr_status upload_coo(Copier &c, const sparse::Coo<V, I> &a, bool list_empty_rows, DeviceCoo &d) {
+    d.rows = a.rows;
+    d.cols = a.cols;
+    d.nnz = a.nnz;
+    TSR_TRY(c.put(a.row.data(), a.nnz, &d.row));
+    TSR_TRY(c.put(a.col.data(), a.nnz, &d.col));
+    TSR_TRY(c.put(a.val.data(), a.nnz, &d.val));
+    const CooSplit<I> split = coo_split(a.rows, a.nnz, a.row.data(), list_empty_rows);
+    TSR_TRY(check_blocks(split.blocks));
+    d.blocks = split.blocks;
+    d.crossings = int64_t(split.crossing.size());
+    d.empty = int64_t(split.empty_rows.size());
+    const void *crossing = nullptr;
+    TSR_TRY(c.put(split.crossing, &crossing));
+    d.crossing = static_cast<const CrossingRow *>(crossing);
+    TSR_TRY(c.put(split.empty_rows, &d.empty_rows));
+    return TSR_SUCCESS;
+}
+
+template <typename V, typename I> tsr_status upload_ell(Copier &c, const sparse::Ell<V, I> &a, DeviceEll &d) {
+    d.rows = a.rows;
+    d.cols = a.cols;
+    d.width = a.width;
+    d.stride = a.stride;
+    TSR_TRY(c.put(a.len.data(), a.len.size(), &d.len));
+    TSR_TRY(c.put(a.col.data(), a.slots(), &d.col));
+    TSR_TRY(c.put(a.val.data(), a.slots(), &d.val));
+    return TSR_SUCCESS;
+}
+
+template <typename V> tsr_status upload_dia(Copier &c, const sparse::Dia<V> &a, DeviceDia &d) {
+    d.rows = a.rows;
+    d.cols = a.cols;
+    d.ndiag = a.ndiag;
+    d.stride = a.stride;
+    const void *offset = nullptr;
+    TSR_TRY(c.put(a.offset.data(), a.ndiag, &offset));
+    d.offset = static_cast<const int64_t *>(offset);
+    TSR_TRY(c.put(a.val.data(), a.slots(), &d.val));
+    return TSR_SUCCESS;
+}
+
+// The GPU's CSR kernel: the plan's when the plan was made for a GPU, else the same rule
+// applied here (the matrix was optimized on another backend, or never).
+template <typename V, typename I> sparse::Kernel csr_kernel(const sparse::Typed<V, I> &t) {
+    if (sparse::is_gpu_kernel(t.plan.kernel)) return t.plan.kernel;
+    return sparse::gpu_csr_kernel(t.rows, t.structure ? &*t.structure : nullptr);
+}
+
+template <typename V, typename I> tsr_status upload(Copier &c, const sparse::Typed<V, I> &t) {
+    DeviceMatrix &m = c.m;
+    m.value_bytes = int(sizeof(V));
+    m.index_bytes = int(sizeof(I));
+    m.rows = t.csr.rows;
+    m.cols = t.csr.cols;
+    m.nnz = t.csr.nnz();
+    m.format = t.plan.format;
+    switch (t.plan.format) {
+    case TSR_FORMAT_COO: return upload_coo(c, t.coo, true, m.coo);
+    case TSR_FORMAT_ELL: return upload_ell(c, t.ell, m.ell);
+    case TSR_FORMAT_DIA: return upload_dia(c, t.dia, m.dia);
+    case TSR_FORMAT_HYB:
+        TSR_TRY(upload_ell(c, t.hyb.ell, m.ell));
+        return upload_coo(c, t.hyb.tail, false, m.hyb_tail);
+    default: m.format = TSR_FORMAT_CSR; return upload_csr(c, t.csr, csr_kernel(t), m.csr);
+    }
+}
+
+void free_from(DeviceMatrix &m, size_t mark) {
+    for (size_t k = mark; k < m.allocations.size(); ++k) (void)cudaFree(m.allocations[k]);
+    m.allocations.resize(mark);
+}
+
+} // namespace
+
+tsr_status prepare_matrix(State &s, const sparse::Storage &A, DeviceMatrix **out) {
+    *out = nullptr;
+    std::unique_ptr<DeviceMatrix> m(new (std::nothrow) DeviceMatrix);
+    if (!m) return fail(TSR_ERR_OUT_OF_MEMORY, "cannot allocate the device copy of a sparse matrix");
+    m->device = s.dev.ordinal;
+    Copier c{s, *m};
+    tsr_status st;
+    try {
+        st = std::visit([&](const auto &t) { return upload(c, t); }, A.typed);
+    } catch (const std::bad_alloc &) {
+        st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while copying a sparse matrix to the device");
+    }
+    if (st != TSR_SUCCESS) {
+        release_matrix(m.release());
+        return st;
+    }
+    *out = m.release();
+    return TSR_SUCCESS;
+}
+
+tsr_status transposed(State &s, const sparse::Storage &A, int threads, DeviceMatrix &m, const DeviceCsr **out) {
+    std::lock_guard<std::mutex> guard(m.transpose_lock);
+    if (!m.has_transpose) {
+        const size_t mark = m.allocations.size();
+        Copier c{s, m};
+        tsr_status st;
+        try {
+            st = std::visit(
+                [&](const auto &t) {
+                    const auto at = sparse::transpose(t.csr, threads);
+                    const sparse::RowStats r = sparse::row_stats(at.rows, at.cols, at.row_ptr.data());
+                    return upload_csr(c, at, sparse::gpu_csr_kernel(r, nullptr), m.transpose);
+                },
+                A.typed);
+        } catch (const std::bad_alloc &) {
+            st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while transposing a sparse matrix");
+        }
+        if (st != TSR_SUCCESS) {
+            free_from(m, mark);
+            m.transpose = DeviceCsr{};
+            return st;
+        }
+        m.has_transpose = true;
+    }
+    *out = &m.transpose;
+    return TSR_SUCCESS;
+}
+
+void release_matrix(DeviceMatrix *m) {
+    if (!m) return;
+    {
+        // cudaFree waits for the work in flight on the device, which may still read the arrays.
+        DeviceScope scope(m->device);
+        free_from(*m, 0);
+    }
+    (void)cudaGetLastError();
+    delete m;
+}
+
+} // namespace tessera::cuda

@@ -1,0 +1,74 @@
+// The device copy of a sparse matrix (what sparse_prepare makes): the arrays of its format,
+// the work split of the balanced kernels, and from the first transposed product on the CSR
+// of Aᵀ. Arrays are untyped here; the launchers (spmv_launch.hpp) know V and I.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "sparse/storage.hpp"
+#include "spmv_split.hpp"
+#include "state.hpp"
+
+namespace tessera::cuda {
+
+struct DeviceCsr {
+    int64_t rows = 0, cols = 0, nnz = 0;
+    const void *row_ptr = nullptr, *col = nullptr, *val = nullptr;
+    sparse::Kernel kernel = sparse::Kernel::gpu_rows;
+    // gpu_merge only: blocks + 1 path starts (I), and the rows crossing blocks.
+    int64_t blocks = 0, crossings = 0;
+    const void *start_row = nullptr, *start_nz = nullptr;
+    const CrossingRow *crossing = nullptr;
+};
+
+struct DeviceCoo {
+    int64_t rows = 0, cols = 0, nnz = 0;
+    const void *row = nullptr, *col = nullptr, *val = nullptr;
+    int64_t blocks = 0, crossings = 0, empty = 0;
+    const CrossingRow *crossing = nullptr;
+    const void *empty_rows = nullptr; // I; not kept for HYB's tail (it only adds to y)
+};
+
+struct DeviceEll {
+    int64_t rows = 0, cols = 0, width = 0, stride = 0;
+    const void *len = nullptr, *col = nullptr, *val = nullptr;
+};
+
+struct DeviceDia {
+    int64_t rows = 0, cols = 0, ndiag = 0, stride = 0;
+    const int64_t *offset = nullptr;
+    const void *val = nullptr;
+};
+
+struct DeviceMatrix {
+    int device = 0;
+    int value_bytes = 0, index_bytes = 0;
+    tsr_format format = TSR_FORMAT_CSR;
+    int64_t rows = 0, cols = 0, nnz = 0;
+    DeviceCsr csr;      // format CSR
+    DeviceCoo coo;      // format COO
+    DeviceEll ell;      // format ELL, and HYB's ELL part
+    DeviceDia dia;      // format DIA
+    DeviceCoo hyb_tail; // format HYB: its COO tail
+
+    std::mutex transpose_lock; // guards the two below
+    bool has_transpose = false;
+    DeviceCsr transpose;
+
+    std::vector<void *> allocations; // every device array above
+    size_t bytes = 0;
+};
+
+// Copies `A` in its current format to the state's device (allocation failure:
+// TSR_ERR_OUT_OF_MEMORY with the size in the message).
+tsr_status prepare_matrix(State &s, const sparse::Storage &A, DeviceMatrix **out);
+
+// The device CSR of Aᵀ, built on the host (with `threads` threads) and copied on first need.
+tsr_status transposed(State &s, const sparse::Storage &A, int threads, DeviceMatrix &m, const DeviceCsr **out);
+
+// Frees every device array of `m`, then `m`.
+void release_matrix(DeviceMatrix *m);
+
+} // namespace tessera::cuda

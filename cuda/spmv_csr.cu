@@ -1,0 +1,191 @@
+// CSR kernels: a thread per row (very short rows), L lanes of a warp per row (L from the mean
+// row length), and the merge path (skewed or scattered rows): each block stages the products
+// of its share of rows + nonzeros in shared memory, coalesced, then every thread walks the
+// same number of path steps and a segmented scan joins rows cut between threads.
+#include "spmv_device.cuh"
+#include "spmv_launch.hpp"
+
+namespace tessera::cuda {
+
+namespace spmv {
+
+constexpr int kRowThreads = 256;
+
+template <typename V, typename I>
+__global__ void __launch_bounds__(kRowThreads)
+    csr_rows(int64_t rows, const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
+             const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+    const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+    if (i >= rows) return;
+    const int64_t end = ld_ro(rp + i + 1);
+    int64_t p = ld_ro(rp + i);
+    V s0 = V(0), s1 = V(0);
+    for (; p + 2 <= end; p += 2) {
+        const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + 1);
+        const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + 1);
+        s0 += a0 * ld_ro(x + c0);
+        s1 += a1 * ld_ro(x + c1);
+    }
+    if (p < end) s0 += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
+    store_y(y, i, alpha, s0 + s1, beta);
+}
+
+// L lanes per row: lane k takes entries k, k + L, ...; two per step so that two gathers are
+// in flight; the lanes' sums meet by shuffles.
+template <typename V, typename I, int L>
+__global__ void __launch_bounds__(kRowThreads)
+    csr_lanes(int64_t rows, const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
+              const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+    const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+    const int64_t i = t / L;
+    const int lane = int(t % L);
+    V s = V(0);
+    if (i < rows) { // no early return: the whole warp takes part in the shuffles
+        const int64_t end = ld_ro(rp + i + 1);
+        int64_t p = ld_ro(rp + i) + lane;
+        for (; p + L < end; p += 2 * L) {
+            const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + L);
+            const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + L);
+            s += a0 * ld_ro(x + c0) + a1 * ld_ro(x + c1);
+        }
+        if (p < end) s += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
+    }
+#pragma unroll
+    for (int o = L / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, L);
+    if (i < rows && lane == 0) store_y(y, i, alpha, s, beta);
+}
+
+// The merge path. Block b takes path steps [start(b), start(b + 1)): `nrows` row ends and
+// `nnzb` nonzeros. Rows that began in an earlier block leave their sum in head[b], the row
+// still open at the end in tail[b]; fix_crossing_rows finishes those.
+template <typename V, typename I>
+__global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
+    csr_merge(const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
+              const I *__restrict__ start_row, const I *__restrict__ start_nz, const V *__restrict__ x, V alpha,
+              V beta, V *__restrict__ y, V *__restrict__ tail, V *__restrict__ head) {
+    constexpr int T = kBalancedThreads, IPT = kBalancedItemsPerThread, ITEMS = kBalancedItems;
+    using Scan = SegmentedScan<V, T>;
+    __shared__ V prod[ITEMS];   // the block's products a_ij·x_j, in entry order
+    __shared__ int ends[ITEMS]; // the block's row ends, as entry offsets inside the block
+    __shared__ typename Scan::Shared scan;
+
+    const int tid = threadIdx.x;
+    const int64_t b = blockIdx.x;
+    const int64_t r0 = ld_ro(start_row + b), n0 = ld_ro(start_nz + b);
+    const int nrows = int(int64_t(ld_ro(start_row + b + 1)) - r0);
+    const int nnzb = int(int64_t(ld_ro(start_nz + b + 1)) - n0);
+
+    // Stage: coalesced loads, a thread's IPT loads all issued before its gathers of x.
+    I c[IPT];
+    V a[IPT];
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) {
+        const int k = tid + u * T;
+        c[u] = I(0);
+        a[u] = V(0);
+        if (k < nnzb) {
+            c[u] = ld_stream(col + n0 + k);
+            a[u] = ld_stream(val + n0 + k);
+        }
+    }
+    V p[IPT]; // all gathers of x in flight before the first store
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) p[u] = tid + u * T < nnzb ? a[u] * ld_ro(x + c[u]) : V(0);
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) {
+        const int k = tid + u * T;
+        if (k < nnzb) prod[k] = p[u];
+    }
+    for (int k = tid; k < nrows; k += T) ends[k] = int(int64_t(ld_ro(rp + r0 + k + 1)) - n0);
+    __syncthreads();
+
+    // This thread's IPT path steps, from the point where its diagonal crosses the path.
+    const int total = nrows + nnzb;
+    const int d0 = min(tid * IPT, total), d1 = min(d0 + IPT, total);
+    int lo = max(0, d0 - nnzb), hi = min(d0, nrows);
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (ends[mid] <= d0 - mid - 1) lo = mid + 1;
+        else hi = mid;
+    }
+    int i = lo, j = d0 - lo;
+    V sum = V(0), first_sum = V(0);
+    int first = -1; // the first row this thread ends (local), whose start may lie before it
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) {
+        if (d0 + u < d1) {
+            if (i < nrows && ends[i] <= j) { // row i ends here
+                if (first < 0) first = i, first_sum = sum;
+                else store_y(y, r0 + i, alpha, sum, beta);
+                sum = V(0);
+                ++i;
+            } else {
+                sum += prod[j];
+                ++j;
+            }
+        }
+    }
+
+    int ex_flag;
+    V ex_value, inc_value;
+    Scan::run(scan, first >= 0, sum, ex_flag, ex_value, inc_value);
+    if (first >= 0) {
+        const V full = ex_value + first_sum;
+        // The block's first ended row, begun in an earlier block: the fix-up adds the pieces.
+        if (!ex_flag && int64_t(ld_ro(rp + r0)) < n0) head[b] = full;
+        else store_y(y, r0 + first, alpha, full, beta);
+    }
+    if (tid == T - 1) tail[b] = inc_value;
+}
+
+template <typename V, typename I, int L>
+cudaError_t lanes(const DeviceCsr &a, const I *rp, const I *col, const V *val, const Vectors<V> &v,
+                  cudaStream_t stream) {
+    unsigned blocks;
+    if (cudaError_t e = grid_for(a.rows * L, kRowThreads, &blocks); e != cudaSuccess) return e;
+    if (blocks == 0) return cudaSuccess;
+    csr_lanes<V, I, L><<<blocks, kRowThreads, 0, stream>>>(a.rows, rp, col, val, v.x, v.alpha, v.beta, v.y);
+    return cudaGetLastError();
+}
+
+} // namespace spmv
+
+template <typename V, typename I>
+cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cudaStream_t stream) {
+    using namespace spmv;
+    const auto *rp = static_cast<const I *>(a.row_ptr);
+    const auto *col = static_cast<const I *>(a.col);
+    const auto *val = static_cast<const V *>(a.val);
+    switch (a.kernel) {
+    case sparse::Kernel::gpu_merge: {
+        if (a.blocks == 0) return cudaSuccess;
+        V *tail = carries, *head = carries + a.blocks;
+        csr_merge<V, I><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
+            rp, col, val, static_cast<const I *>(a.start_row), static_cast<const I *>(a.start_nz), v.x, v.alpha,
+            v.beta, v.y, tail, head);
+        if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+        return launch_fix<V>(a.crossings, a.crossing, tail, head, v.alpha, v.beta, v.y, stream);
+    }
+    case sparse::Kernel::gpu_lanes2: return lanes<V, I, 2>(a, rp, col, val, v, stream);
+    case sparse::Kernel::gpu_lanes4: return lanes<V, I, 4>(a, rp, col, val, v, stream);
+    case sparse::Kernel::gpu_lanes8: return lanes<V, I, 8>(a, rp, col, val, v, stream);
+    case sparse::Kernel::gpu_lanes16: return lanes<V, I, 16>(a, rp, col, val, v, stream);
+    case sparse::Kernel::gpu_lanes32: return lanes<V, I, 32>(a, rp, col, val, v, stream);
+    default: {
+        unsigned blocks;
+        if (cudaError_t e = grid_for(a.rows, kRowThreads, &blocks); e != cudaSuccess) return e;
+        if (blocks == 0) return cudaSuccess;
+        csr_rows<V, I><<<blocks, kRowThreads, 0, stream>>>(a.rows, rp, col, val, v.x, v.alpha, v.beta, v.y);
+        return cudaGetLastError();
+    }
+    }
+}
+
+#define TSR_CSR(V, I) template cudaError_t csr_product<V, I>(const DeviceCsr &, const Vectors<V> &, V *, cudaStream_t);
+TSR_CSR(float, int32_t)
+TSR_CSR(float, int64_t)
+TSR_CSR(double, int32_t)
+TSR_CSR(double, int64_t)
+#undef TSR_CSR
+
+} // namespace tessera::cuda

@@ -1,0 +1,38 @@
+// Launchers of the sparse kernels, one per format, on device arrays and device vectors:
+// every launch is checked and returns the CUDA error. Instantiated for float and double
+// values with 32- and 64-bit indices.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sparse_device.hpp"
+
+namespace tessera::cuda {
+
+// y = alpha·A·x + beta·y with device x and y (beta == 0: y not read).
+template <typename V> struct Vectors {
+    V alpha;
+    const V *x;
+    V beta;
+    V *y;
+};
+
+// Carries of the balanced kernels: 2·blocks values (tails, then heads), from the state's pool.
+template <typename V, typename I>
+cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cudaStream_t stream);
+// With v.beta == 1 (HYB's tail) rows without entries are left as they are; otherwise they
+// are set to beta·y from the list of empty rows.
+template <typename V, typename I>
+cudaError_t coo_product(const DeviceCoo &a, const Vectors<V> &v, V *carries, cudaStream_t stream);
+template <typename V, typename I> cudaError_t ell_product(const DeviceEll &a, const Vectors<V> &v, cudaStream_t stream);
+// trans: y = alpha·Aᵀ·x + beta·y, read along the same diagonals.
+template <typename V> cudaError_t dia_product(const DeviceDia &a, bool trans, const Vectors<V> &v, cudaStream_t stream);
+// y = beta·y over n entries (alpha == 0: neither A nor x is read).
+template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStream_t stream);
+
+// Carries (in blocks) the product needs: the blocks of its balanced kernel, or 0.
+inline int64_t carry_blocks(const DeviceCsr &a) { return a.kernel == sparse::Kernel::gpu_merge ? a.blocks : 0; }
+
+} // namespace tessera::cuda
