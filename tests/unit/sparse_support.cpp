@@ -2,6 +2,7 @@
 // where nothing may be read, and the long double oracle with its per-row bound.
 #include "sparse_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -97,7 +98,7 @@ std::vector<ProductCase> standard_cases(tsr_op op) {
 
 template <typename T>
 ::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
-                                         uint64_t seed) {
+                                         uint64_t seed, const ProductRunner<T> &run) {
     const bool trans = c.op != TSR_OP_N;
     const int64_t in = trans ? e.rows : e.cols, out = trans ? e.cols : e.rows;
     std::mt19937_64 rng(seed);
@@ -110,7 +111,8 @@ template <typename T>
     const T alpha = T(c.alpha), beta = T(c.beta);
 
     tsr_status s;
-    if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, c.op, alpha, A, x.data(), beta, y.data());
+    if (run) s = run(h, c.op, alpha, A, x, beta, y);
+    else if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, c.op, alpha, A, x.data(), beta, y.data());
     else s = tsr_dspmv(h, c.op, alpha, A, x.data(), beta, y.data());
     if (s != TSR_SUCCESS)
         return ::testing::AssertionFailure() << describe(c) << ": status " << tsr_status_string(s) << ": "
@@ -155,11 +157,24 @@ std::string shared_matrices_dir() {
     return {};
 }
 
+std::vector<std::string> shared_matrix_names() {
+    std::vector<std::string> names;
+    const std::string dir = shared_matrices_dir();
+    if (!dir.empty())
+        for (const auto &entry : std::filesystem::directory_iterator(dir))
+            if (entry.path().extension() == ".mtx") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    if (names.empty()) names.push_back("none");
+    return names;
+}
+
 template tsr_status create_matrix<float>(tsr_handle, const Entries &, tsr_index_type, Door, tsr_sparse *);
 template tsr_status create_matrix<double>(tsr_handle, const Entries &, tsr_index_type, Door, tsr_sparse *);
 template ::testing::AssertionResult check_product<float>(tsr_handle, tsr_sparse, const Entries &,
-                                                         const ProductCase &, uint64_t);
+                                                         const ProductCase &, uint64_t,
+                                                         const ProductRunner<float> &);
 template ::testing::AssertionResult check_product<double>(tsr_handle, tsr_sparse, const Entries &,
-                                                          const ProductCase &, uint64_t);
+                                                          const ProductCase &, uint64_t,
+                                                          const ProductRunner<double> &);
 
 } // namespace tessera::test

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,18 @@ struct ProductCase {
 };
 std::string describe(const ProductCase &c);
 
+// How check_product hands x and y to the library: by default tsr_sspmv / tsr_dspmv on the
+// host arrays; the CUDA tests pass copies in device memory and bring y back.
+template <typename T>
+using ProductRunner = std::function<tsr_status(tsr_handle h, tsr_op op, T alpha, tsr_sparse A,
+                                               const std::vector<T> &x, T beta, std::vector<T> &y)>;
+
 // Runs y = alpha·op(A)·x + beta·y with fresh random x and y (y all NaN when beta == 0 and x
 // all NaN when alpha == 0, since they must not be read) and compares with the oracle
 // computed from `e` (the values rounded to T).
 template <typename T>
 ::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
-                                         uint64_t seed);
+                                         uint64_t seed, const ProductRunner<T> &run = {});
 
 // The alpha/beta cases every matrix is run with: (1, 0), (-1, 1), (0.5, -2), (0, 0.5), (0, 0).
 std::vector<ProductCase> standard_cases(tsr_op op);
@@ -55,5 +62,7 @@ const char *format_label(tsr_format f);
 
 // The directory of the shared SuiteSparse matrices, or "" when absent.
 std::string shared_matrices_dir();
+// The names (without .mtx) of its Matrix Market files, sorted; {"none"} when there are none.
+std::vector<std::string> shared_matrix_names();
 
 } // namespace tessera::test

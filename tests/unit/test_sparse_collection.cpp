@@ -16,17 +16,6 @@ namespace {
 using tessera::test::Door;
 using tessera::test::Entries;
 
-std::vector<std::string> matrix_files() {
-    std::vector<std::string> names;
-    const std::string dir = tessera::test::shared_matrices_dir();
-    if (!dir.empty())
-        for (const auto &entry : std::filesystem::directory_iterator(dir))
-            if (entry.path().extension() == ".mtx") names.push_back(entry.path().stem().string());
-    std::sort(names.begin(), names.end());
-    if (names.empty()) names.push_back("none");
-    return names;
-}
-
 // nnz_full of each file in the set's index (matrices.tsv), by file name.
 std::map<std::string, int64_t> indexed_nnz() {
     std::map<std::string, int64_t> out;
@@ -97,7 +86,7 @@ TEST_P(SparseCollection, ReadAndMultiplyInEveryFormat) {
     tsr_destroy(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(SuiteSparse, SparseCollection, ::testing::ValuesIn(matrix_files()),
+INSTANTIATE_TEST_SUITE_P(SuiteSparse, SparseCollection, ::testing::ValuesIn(tessera::test::shared_matrix_names()),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                              std::string n = info.param;
                              for (char &c : n)
