@@ -85,13 +85,7 @@ def test_spmv_on_cupy_vectors(dtype):
     m = sp.random(2000, 1500, density=0.01, random_state=5, format="csr", dtype=dtype)
     A = tessera.SparseMatrix.from_scipy(m).optimize()
     x = np.random.default_rng(5).uniform(-1, 1, 1500).astype(dtype)
-    try:
-        y = A @ cp.asarray(x)
-    except tessera.TesseraError as e:
-        # Until the CUDA backend runs sparse products, device vectors get a clear refusal
-        # (never a host kernel reading device memory).
-        assert "not available yet" in str(e)
-        pytest.skip(f"sparse products on device vectors need the CUDA SpMV backend: {e}")
+    y = A @ cp.asarray(x)  # device vectors: the product runs on the CUDA backend
     assert isinstance(y, cp.ndarray)
     tol = 1e-4 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(cp.asnumpy(y), m.astype(np.float64) @ x, rtol=tol, atol=tol)
@@ -99,3 +93,9 @@ def test_spmv_on_cupy_vectors(dtype):
     tessera.spmv(1.0, A.T, y, 0.0, z)
     np.testing.assert_allclose(cp.asnumpy(z), m.T.astype(np.float64) @ cp.asnumpy(y),
                                rtol=tol, atol=tol)
+    with tessera.Handle(backend="cuda") as h:
+        A.optimize("ell", handle=h)  # the device copy, in ELL, made here
+        assert A.format == "ell"
+        w = cp.full(2000, np.nan, dtype=dtype)
+        tessera.spmv(2.0, A, cp.asarray(x), 0.0, w, handle=h)
+        np.testing.assert_allclose(cp.asnumpy(w), 2.0 * (m.astype(np.float64) @ x), rtol=tol, atol=tol)
