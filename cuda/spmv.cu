@@ -22,12 +22,13 @@ State *state_of(const core::ExecContext *ctx) {
 }
 
 template <typename T, typename I>
-cudaError_t launch(const DeviceMatrix &m, const DeviceCsr *at, const Vectors<T> &v, T *carries, cudaStream_t stream) {
+cudaError_t launch(const DeviceMatrix &m, const DeviceCsr *at, bool trans, const Vectors<T> &v, T *carries,
+                   cudaStream_t stream) {
     if (at) return csr_product<T, I>(*at, v, carries, stream);
     switch (m.format) {
     case TSR_FORMAT_COO: return coo_product<T, I>(m.coo, v, carries, stream);
     case TSR_FORMAT_ELL: return ell_product<T, I>(m.ell, v, stream);
-    case TSR_FORMAT_DIA: return dia_product<T>(m.dia, false, v, stream);
+    case TSR_FORMAT_DIA: return dia_product<T>(m.dia, trans, v, stream); // Aᵀ from A's own diagonals
     case TSR_FORMAT_HYB: {
         if (cudaError_t e = ell_product<T, I>(m.ell, v, stream); e != cudaSuccess) return e;
         return coo_product<T, I>(m.hyb_tail, Vectors<T>{v.alpha, v.x, T(1), v.y}, carries, stream);
@@ -114,8 +115,8 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
         }
         const Vectors<T> v{a.alpha, dx, a.beta, dy};
         if (e == cudaSuccess)
-            e = m->index_bytes == 4 ? launch<T, int32_t>(*m, at, v, carries, s->stream)
-                                    : launch<T, int64_t>(*m, at, v, carries, s->stream);
+            e = m->index_bytes == 4 ? launch<T, int32_t>(*m, at, a.trans, v, carries, s->stream)
+                                    : launch<T, int64_t>(*m, at, a.trans, v, carries, s->stream);
         if (e == cudaSuccess && blocks > 0) e = cudaEventRecord(s->carries_free, s->stream);
     }
     if (e != cudaSuccess) return fail_cuda(e, "sparse product kernel launch");
