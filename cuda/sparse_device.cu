@@ -4,9 +4,13 @@
 #include "sparse_device.hpp"
 
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "error.hpp"
@@ -132,7 +136,29 @@ template <typename V> tsr_status upload_dia(Copier &c, const sparse::Dia<V> &a, 
 
 // The GPU's CSR kernel: the plan's when the plan was made for a GPU, else the same rule
 // applied here (the matrix was optimized on another backend, or never).
+// TESSERA_CUDA_CSR_KERNEL=rows|lanes2|lanes4|lanes8|lanes16|lanes32|merge forces one kernel
+// for every CSR matrix copied from then on (for measuring the kernels against each other; the
+// verbose log keeps showing the plan's choice). Read once.
+bool forced_csr_kernel(sparse::Kernel *out) {
+    static const int forced = [] {
+        const char *v = secure_getenv("TESSERA_CUDA_CSR_KERNEL");
+        if (!v || !*v) return -1;
+        const std::pair<const char *, sparse::Kernel> names[] = {
+            {"rows", sparse::Kernel::gpu_rows},       {"lanes2", sparse::Kernel::gpu_lanes2},
+            {"lanes4", sparse::Kernel::gpu_lanes4},   {"lanes8", sparse::Kernel::gpu_lanes8},
+            {"lanes16", sparse::Kernel::gpu_lanes16}, {"lanes32", sparse::Kernel::gpu_lanes32},
+            {"merge", sparse::Kernel::gpu_merge}};
+        for (const auto &[name, kernel] : names)
+            if (std::strcmp(v, name) == 0) return int(kernel);
+        std::fprintf(stderr, "tessera: ignoring TESSERA_CUDA_CSR_KERNEL=%s (rows, lanes2..lanes32 or merge)\n", v);
+        return -1;
+    }();
+    if (forced >= 0) *out = sparse::Kernel(forced);
+    return forced >= 0;
+}
+
 template <typename V, typename I> sparse::Kernel csr_kernel(const sparse::Typed<V, I> &t) {
+    if (sparse::Kernel k; forced_csr_kernel(&k)) return k;
     if (sparse::is_gpu_kernel(t.plan.kernel)) return t.plan.kernel;
     return sparse::gpu_csr_kernel(t.rows, t.structure ? &*t.structure : nullptr);
 }

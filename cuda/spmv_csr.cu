@@ -19,18 +19,21 @@ __global__ void __launch_bounds__(kRowThreads)
     if (i >= rows) return;
     const int64_t end = ld_ro(rp + i + 1);
     int64_t p = ld_ro(rp + i);
-    V s0 = V(0), s1 = V(0);
-    for (; p + 2 <= end; p += 2) {
-        const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + 1);
-        const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + 1);
-        s0 += a0 * ld_ro(x + c0);
-        s1 += a1 * ld_ro(x + c1);
+    V s0 = V(0), s1 = V(0), s2 = V(0), s3 = V(0);
+    for (; p + 4 <= end; p += 4) { // four gathers in flight
+        const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + 1), c2 = ld_ro(col + p + 2), c3 = ld_ro(col + p + 3);
+        const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + 1), a2 = ld_ro(val + p + 2), a3 = ld_ro(val + p + 3);
+        const V x0 = ld_ro(x + c0), x1 = ld_ro(x + c1), x2 = ld_ro(x + c2), x3 = ld_ro(x + c3);
+        s0 += a0 * x0;
+        s1 += a1 * x1;
+        s2 += a2 * x2;
+        s3 += a3 * x3;
     }
-    if (p < end) s0 += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
-    store_y(y, i, alpha, s0 + s1, beta);
+    for (; p < end; ++p) s0 += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
+    store_y(y, i, alpha, (s0 + s1) + (s2 + s3), beta);
 }
 
-// L lanes per row: lane k takes entries k, k + L, ...; two per step so that two gathers are
+// L lanes per row: lane k takes entries k, k + L, ...; four per step so that four gathers are
 // in flight; the lanes' sums meet by shuffles.
 template <typename V, typename I, int L>
 __global__ void __launch_bounds__(kRowThreads)
@@ -43,12 +46,15 @@ __global__ void __launch_bounds__(kRowThreads)
     if (i < rows) { // no early return: the whole warp takes part in the shuffles
         const int64_t end = ld_ro(rp + i + 1);
         int64_t p = ld_ro(rp + i) + lane;
-        for (; p + L < end; p += 2 * L) {
-            const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + L);
-            const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + L);
-            s += a0 * ld_ro(x + c0) + a1 * ld_ro(x + c1);
+        for (; p + 3 * L < end; p += 4 * L) { // four gathers in flight
+            const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + L), c2 = ld_ro(col + p + 2 * L),
+                    c3 = ld_ro(col + p + 3 * L);
+            const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + L), a2 = ld_ro(val + p + 2 * L),
+                    a3 = ld_ro(val + p + 3 * L);
+            const V x0 = ld_ro(x + c0), x1 = ld_ro(x + c1), x2 = ld_ro(x + c2), x3 = ld_ro(x + c3);
+            s += (a0 * x0 + a1 * x1) + (a2 * x2 + a3 * x3);
         }
-        if (p < end) s += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
+        for (; p < end; p += L) s += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
     }
 #pragma unroll
     for (int o = L / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o, L);
