@@ -2,8 +2,8 @@
 // (asynchronous on the handle's stream), stage host ones through the pool, launch, check.
 #include "gemm.hpp"
 
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "error.hpp"
 #include "kernels.hpp"
@@ -15,7 +15,9 @@ namespace tessera::cuda {
 
 namespace {
 
-bool dgemm_simt = false;
+// From the environment, once, when the plugin is loaded (read_kernel_choice).
+KernelChoice choice;
+bool verbose = false;
 
 State *state_of(const core::ExecContext *ctx) {
     return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
@@ -34,8 +36,17 @@ template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, 
     p.vec_a = aligned16(A) && lda % vec == 0;
     p.vec_b = aligned16(B) && ldb % vec == 0;
     p.vec_c = aligned16(C) && ldc % vec == 0;
-    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p);
-    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, dgemm_simt);
+    if (verbose) {
+        // One line per product, before the core's line for the call: which kernel ran.
+        char line[200];
+        std::snprintf(line, sizeof line, "tessera: cuda kernel %s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
+                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, choice), sizeof(T) == 4 ? 's' : 'd',
+                      a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', (long long)a.m, (long long)a.n,
+                      (long long)a.k);
+        std::fputs(line, stderr);
+    }
+    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
+    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
 }
 
 template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
@@ -109,9 +120,32 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
     return flops / cpu_rate > bytes / 12e9 + flops / gpu_rate + 50e-6 ? 1 : 0;
 }
 
+namespace {
+
+// An unknown value gets one warning and the default, as the core does for its variables.
+template <typename E> void read_one(const char *name, bool (*parse)(const char *, E *), const char *names,
+                                    const char *fallback, E *out) {
+    const char *v = secure_getenv(name);
+    if (!v || !*v) return;
+    if (!parse(v, out))
+        std::fprintf(stderr, "tessera: warning: %s='%s' is not one of %s; using %s\n", name, v, names, fallback);
+}
+
+} // namespace
+
 void read_kernel_choice() {
-    const char *v = secure_getenv("TESSERA_CUDA_DGEMM");
-    dgemm_simt = v && std::strcmp(v, "simt") == 0;
+    choice = KernelChoice{};
+    read_one("TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto", &choice.sgemm);
+    read_one("TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
+    read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
+    // As the core reads it (a whole number, 0 or 1); it warns about other values itself.
+    verbose = false;
+    if (const char *v = secure_getenv("TESSERA_VERBOSE"); v && *v) {
+        char *end = nullptr;
+        const long level = std::strtol(v, &end, 10);
+        while (*end == ' ' || *end == '\t' || *end == '\n') ++end;
+        verbose = level == 1 && *end == '\0';
+    }
 }
 
 } // namespace tessera::cuda

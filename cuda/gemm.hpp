@@ -12,7 +12,9 @@ tsr_status gemm_f64(const core::ExecContext *ctx, const core::GemmArgs<double> *
 int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k, const void *A,
                 const void *B, const void *C);
 
-// TESSERA_CUDA_DGEMM=simt: DGEMM on the SIMT kernel even where FP64 tensor cores exist.
+// The kernels from the environment, read once when the plugin is loaded: TESSERA_CUDA_SGEMM
+// (SIMT tile), TESSERA_CUDA_DGEMM (simt, or a tensor-core tile), TESSERA_CUDA_MATH (fp32,
+// tf32, tf32x3); and TESSERA_VERBOSE=1, which adds a line naming the kernel of each product.
 void read_kernel_choice();
 
 } // namespace tessera::cuda

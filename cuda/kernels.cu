@@ -1,11 +1,14 @@
-// The kernel instantiations (two tile shapes for each precision, every transpose) and the
-// choice among them: large tiles once the product has a tile for every multiprocessor.
+// The kernel instantiations (tile variants for each precision and math mode, every transpose)
+// and the choice among them: large tiles once the product has a tile for every multiprocessor.
 #include "kernels.hpp"
+
+#include <strings.h>
 
 #include <mutex>
 
 #include "dmma_gemm.cuh"
 #include "simt_gemm.cuh"
+#include "tf32_gemm.cuh"
 
 namespace tessera::cuda {
 
@@ -55,6 +58,19 @@ cudaError_t dmma(cudaStream_t stream, bool ta, bool tb, const GemmParams<double>
 #undef TSR_DMMA
 }
 
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS>
+cudaError_t tf32(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p) {
+    constexpr int threads = WARPS_M * WARPS_N * 32;
+#define TSR_TF32(TA, TB) tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>
+#define TSR_SMEM(TA, TB) tf32_smem_bytes<BM, BN, BK, STAGES, TA, TB>()
+    if (!ta && !tb) return launch<float, TSR_TF32(false, false)>(BM, BN, threads, TSR_SMEM(false, false), stream, p);
+    if (!ta && tb) return launch<float, TSR_TF32(false, true)>(BM, BN, threads, TSR_SMEM(false, true), stream, p);
+    if (ta && !tb) return launch<float, TSR_TF32(true, false)>(BM, BN, threads, TSR_SMEM(true, false), stream, p);
+    return launch<float, TSR_TF32(true, true)>(BM, BN, threads, TSR_SMEM(true, true), stream, p);
+#undef TSR_SMEM
+#undef TSR_TF32
+}
+
 bool large_tiles(const DeviceInfo &dev, int64_t m, int64_t n) {
     return ((m + 127) / 128) * ((n + 127) / 128) >= dev.sm_count;
 }
@@ -69,25 +85,100 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
     }
 }
 
+// The names of each enum's values, in its order, as the environment spells them.
+const char *const kSgemmTiles[] = {"auto", "128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64"};
+const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "128x128w8", "64x64"};
+const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
+
+template <typename E, size_t N> bool parse_name(const char *const (&names)[N], const char *name, E *out) {
+    for (size_t i = 0; i < N; ++i)
+        if (name && strcasecmp(name, names[i]) == 0) {
+            *out = E(i);
+            return true;
+        }
+    return false;
+}
+
+SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile) {
+    if (tile != SgemmTile::automatic) return tile;
+    return large_tiles(dev, m, n) ? SgemmTile::t128x128 : SgemmTile::t64x64;
+}
+
+DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKernel kernel) {
+    if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
+    if (kernel != DgemmKernel::automatic) return kernel;
+    return large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
+}
+
 } // namespace
 
-cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p) {
-    if (large_tiles(dev, p.m, p.n)) return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 2>(stream, ta, tb, p);
-    return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
+bool parse_sgemm_tile(const char *name, SgemmTile *out) { return parse_name(kSgemmTiles, name, out); }
+bool parse_dgemm_kernel(const char *name, DgemmKernel *out) { return parse_name(kDgemmKernels, name, out); }
+bool parse_sgemm_math(const char *name, SgemmMath *out) { return parse_name(kSgemmMaths, name, out); }
+const char *sgemm_tile_names() { return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64"; }
+const char *dgemm_kernel_names() { return "auto, simt, 128x128, 128x128w8, 64x64"; }
+const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
+
+// SIMT template arguments: T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN (4×4 groups per thread),
+// STAGES, MIN_BLOCKS (blocks per multiprocessor the register budget is cut for). The 8×16
+// register tiles (128 accumulators) take 8-deep k steps: with 16 the compiler's hoisted
+// shared-memory reads and the copies' addresses no longer fit 255 registers.
+cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
+                         const KernelChoice &choice) {
+    // The tensor-core paths (opt-in): 128×128 tiles, 2×4 warps of 64×32, one block per
+    // multiprocessor; TF32 32-deep k steps in 3 stages, 3xTF32 16-deep (its sums restart from
+    // zero every k tile) in 4.
+    if (choice.math == SgemmMath::tf32) return tf32<128, 128, 32, 2, 4, 3, 1, 1>(stream, ta, tb, p);
+    if (choice.math == SgemmMath::tf32x3) return tf32<128, 128, 16, 2, 4, 4, 3, 1>(stream, ta, tb, p);
+    switch (sgemm_tile(dev, p.m, p.n, choice.sgemm)) {
+    case SgemmTile::t128x128r1: return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 1>(stream, ta, tb, p);
+    case SgemmTile::t128x256: return simt<float, 128, 256, 8, 2, 4, 2, 4, 5, 1>(stream, ta, tb, p);
+    case SgemmTile::t256x128: return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
+    case SgemmTile::t128x128w4: return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
+    case SgemmTile::t64x64: return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
+    case SgemmTile::t128x128:
+    case SgemmTile::automatic: break;
+    }
+    return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 2>(stream, ta, tb, p);
 }
 
+// dmma template arguments: BM, BN, BK, WARPS_M, WARPS_N, STAGES.
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
-                         bool simt_only) {
-    if (simt_only || dev.cc_major < 8) return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
-    if (large_tiles(dev, p.m, p.n)) return dmma<128, 128, 16, 4, 4, 3>(stream, ta, tb, p);
-    return dmma<64, 64, 16, 2, 2, 3>(stream, ta, tb, p);
+                         const KernelChoice &choice) {
+    switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
+    case DgemmKernel::simt: return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
+    case DgemmKernel::t128x128w8: return dmma<128, 128, 16, 2, 4, 3>(stream, ta, tb, p);
+    case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 3>(stream, ta, tb, p);
+    case DgemmKernel::t128x128:
+    case DgemmKernel::automatic: break;
+    }
+    return dmma<128, 128, 16, 4, 4, 3>(stream, ta, tb, p);
 }
 
-const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, bool simt_only) {
-    const bool large = large_tiles(dev, m, n);
-    if (elem_size == 4) return large ? "simt-f32-128x128" : "simt-f32-64x64";
-    if (simt_only || dev.cc_major < 8) return "simt-f64-64x64";
-    return large ? "dmma-f64-128x128" : "dmma-f64-64x64";
+const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n,
+                             const KernelChoice &choice) {
+    if (elem_size == 4) {
+        if (choice.math == SgemmMath::tf32) return "tf32-f32-128x128";
+        if (choice.math == SgemmMath::tf32x3) return "tf32x3-f32-128x128";
+        switch (sgemm_tile(dev, m, n, choice.sgemm)) {
+        case SgemmTile::t128x128r1: return "simt-f32-128x128r1";
+        case SgemmTile::t128x256: return "simt-f32-128x256";
+        case SgemmTile::t256x128: return "simt-f32-256x128";
+        case SgemmTile::t128x128w4: return "simt-f32-128x128w4";
+        case SgemmTile::t64x64: return "simt-f32-64x64";
+        case SgemmTile::t128x128:
+        case SgemmTile::automatic: break;
+        }
+        return "simt-f32-128x128";
+    }
+    switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
+    case DgemmKernel::simt: return "simt-f64-64x64";
+    case DgemmKernel::t128x128w8: return "dmma-f64-128x128w8";
+    case DgemmKernel::t64x64: return "dmma-f64-64x64";
+    case DgemmKernel::t128x128:
+    case DgemmKernel::automatic: break;
+    }
+    return "dmma-f64-128x128";
 }
 
 template <typename T>

@@ -1,5 +1,5 @@
-// Launchers of the gemm kernels: tile configuration chosen by shape and device, dynamic
-// shared memory set up once per kernel, every launch checked. Host-callable, device pointers.
+// Launchers of the gemm kernels: tile configuration chosen by shape and device (or forced by
+// the environment), dynamic shared memory set up once per kernel, every launch checked.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,16 +17,40 @@ struct DeviceInfo {
     char name[256] = {};
 };
 
+// Which kernels a process runs (gemm.cu reads TESSERA_CUDA_SGEMM, TESSERA_CUDA_DGEMM and
+// TESSERA_CUDA_MATH once): `automatic` picks by shape and device; a named tile runs every shape.
+enum class SgemmTile { automatic, t128x128, t128x128r1, t128x256, t256x128, t128x128w4, t64x64 };
+enum class DgemmKernel { automatic, simt, t128x128, t128x128w8, t64x64 };
+// SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
+enum class SgemmMath { fp32, tf32, tf32x3 };
+
+struct KernelChoice {
+    SgemmTile sgemm = SgemmTile::automatic;
+    DgemmKernel dgemm = DgemmKernel::automatic;
+    SgemmMath math = SgemmMath::fp32;
+};
+
+// Names as the environment spells them ("auto", "128x256", "simt", "tf32x3", ...), matched
+// without regard to case; false for an unknown one. *_names: the list, for warnings.
+bool parse_sgemm_tile(const char *name, SgemmTile *out);
+bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
+bool parse_sgemm_math(const char *name, SgemmMath *out);
+const char *sgemm_tile_names();
+const char *dgemm_kernel_names();
+const char *sgemm_math_names();
+
 // C = alpha·op(A)·op(B) + beta·C with alpha != 0 and k > 0; all three on the device.
-cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p);
-// simt: the SIMT kernel even where the FP64 tensor cores exist.
+cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
+                         const KernelChoice &choice);
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
-                         bool simt);
+                         const KernelChoice &choice);
 // C = beta·C (beta == 0: zeros, C not read), for alpha == 0 or k == 0.
 template <typename T>
 cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C, int64_t ldc);
 
-// Which kernel launch_sgemm / launch_dgemm would run for this shape (for the call log, tests).
-const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, bool simt);
+// Which kernel launch_sgemm / launch_dgemm runs for this shape (for the call log, tests):
+// "simt-f32-128x256", "tf32x3-f32-128x128", "dmma-f64-128x128w8", ...
+const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n,
+                             const KernelChoice &choice);
 
 } // namespace tessera::cuda

@@ -1,5 +1,6 @@
 // Asynchronous global-to-shared tile copies (cp.async) with zero fill outside the matrix: the
-// operand tiles of every gemm kernel, stored k-major ([k][m or n], padded rows) in shared memory.
+// operand tiles of every gemm kernel, stored k-major ([k][m or n], padded rows) in shared memory,
+// or for the tensor-core kernels' k-contiguous operands also k-contiguous ([m or n][k]).
 #pragma once
 
 #include <cstdint>
@@ -73,6 +74,37 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t ld, int64_t 
             const int64_t gm = mn0 + r, gk = k0 + kk;
             const bool ok = gm < MN && gk < K;
             cp_async_elem(s + kk * LDS + r, ok ? g + gk + gm * ld : g, ok);
+        }
+    }
+}
+
+// One operand tile of a k-contiguous matrix (A transposed, B not transposed) kept k-contiguous
+// in shared memory: ROWS rows along m (or n) of BK floats, s[r * LDK + kk], so that four
+// consecutive k go in one 16-byte copy (when `vec`: g 16-byte aligned, ld a multiple of 4) and
+// a warp reads whole 128-byte rows of the global matrix. Edges are zero-filled element by
+// element. For the tensor-core kernels, whose fragments read along m and along k alike.
+template <int ROWS, int BK, int LDK, int THREADS>
+__device__ __forceinline__ void load_tile_k(float *s, const float *g, int64_t ld, int64_t mn0, int64_t k0,
+                                            int64_t MN, int64_t K, bool vec) {
+    static_assert(BK % 4 == 0 && LDK % 4 == 0, "rows of 16-byte chunks");
+    constexpr int PER_ROW = BK / 4;
+    constexpr int CHUNKS = ROWS * PER_ROW;
+    static_assert(CHUNKS % THREADS == 0, "tile chunks must divide among the threads");
+#pragma unroll
+    for (int it = 0; it < CHUNKS / THREADS; ++it) {
+        const int c = it * THREADS + int(threadIdx.x);
+        const int r = c / PER_ROW, kk = (c % PER_ROW) * 4;
+        const int64_t gm = mn0 + r, gk = k0 + kk;
+        float *dst = s + r * LDK + kk;
+        const bool rin = gm < MN;
+        if (vec && rin && gk + 4 <= K) {
+            cp_async_16(dst, g + gk + gm * ld);
+        } else {
+#pragma unroll
+            for (int v = 0; v < 4; ++v) {
+                const bool ok = rin && gk + v < K;
+                cp_async_elem(dst + v, ok ? g + (gk + v) + gm * ld : g, ok);
+            }
         }
     }
 }
