@@ -29,7 +29,17 @@ __global__ void __launch_bounds__(kRowThreads)
         s2 += a2 * x2;
         s3 += a3 * x3;
     }
-    for (; p < end; ++p) s0 += ld_ro(val + p) * ld_ro(x + ld_ro(col + p));
+    // The last 0-3 entries, their loads also side by side (rows of 3, a tridiagonal matrix,
+    // run only this).
+    const int left = int(end - p);
+    I c0 = I(0), c1 = I(0), c2 = I(0);
+    V a0 = V(0), a1 = V(0), a2 = V(0);
+    if (left > 0) c0 = ld_ro(col + p), a0 = ld_ro(val + p);
+    if (left > 1) c1 = ld_ro(col + p + 1), a1 = ld_ro(val + p + 1);
+    if (left > 2) c2 = ld_ro(col + p + 2), a2 = ld_ro(val + p + 2);
+    if (left > 0) s0 += a0 * ld_ro(x + c0);
+    if (left > 1) s1 += a1 * ld_ro(x + c1);
+    if (left > 2) s2 += a2 * ld_ro(x + c2);
     store_y(y, i, alpha, (s0 + s1) + (s2 + s3), beta);
 }
 

@@ -29,32 +29,8 @@ __global__ void __launch_bounds__(kThreads)
     V sum[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) sum[r] = V(0);
-    // Four slots at a time, every load issued before the first product: the gathers of x
-    // wait on L2, and more of them in flight is what moves the bandwidth. Padding slots hold
-    // column 0, so their gathers are harmless (cols > 0 whenever a row has an entry); their
-    // products are never added.
-    constexpr int U = 4;
-    int64_t k = 0;
-    for (; k + U <= longest; k += U) {
-        Pack<I, R> c[U];
-        Pack<V, R> a[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            c[u] = ld_stream_pack<I, R>(col + (k + u) * stride + i0);
-            a[u] = ld_stream_pack<V, R>(val + (k + u) * stride + i0);
-        }
-        V xv[U][R];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int r = 0; r < R; ++r) xv[u][r] = ld_ro(x + c[u].v[r]);
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-                if (k + u < int64_t(n.v[r])) sum[r] += a[u].v[r] * xv[u][r];
-    }
-    for (; k < longest; ++k) {
+#pragma unroll 2
+    for (int64_t k = 0; k < longest; ++k) {
         const int64_t at = k * stride + i0;
         const Pack<I, R> c = ld_stream_pack<I, R>(col + at);
         const Pack<V, R> a = ld_stream_pack<V, R>(val + at);
