@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gemm_reference.hpp"
@@ -50,11 +51,12 @@ SideResult summarize_side(const std::string &name, const std::vector<double> &sa
 
 } // namespace
 
-GemmBench::GemmBench(const Session &session, const CommonOptions &options)
-    : session_(session), options_(options) {
+GemmBench::GemmBench(const Session &session, const CommonOptions &options, GemmBenchSettings settings)
+    : session_(session), options_(options), settings_(std::move(settings)) {
+    if (settings_.cublas_math.empty()) settings_.cublas_math = {CublasMath::fp32};
     if (session.openblas) openblas_ = make_openblas_gemm(*session.openblas);
     if (session.blis) blis_ = make_blis_gemm(*session.blis);
-    plan_ = timing_plan(options, session.threads, session.any_anchor());
+    plan_ = timing_plan(options, session.threads, session.any_anchor() && settings_.cpu_anchors_time);
 }
 
 TimingPlan GemmBench::timing_plan(const CommonOptions &options, int threads, bool anchored) {
@@ -84,7 +86,13 @@ GemmProvider *GemmBench::tessera(tsr_backend backend, std::string *why_not) {
             cuda_tried_ = true;
             tessera_cuda_ = make_tessera_cuda_gemm(&cuda_why_);
             std::string cublas_why;
-            if (tessera_cuda_) cublas_ = make_cublas_gemm(&cublas_why);
+            if (tessera_cuda_) {
+                for (CublasMath math : settings_.cublas_math) {
+                    auto cublas = make_cublas_gemm(math, &cublas_why);
+                    if (!cublas) break; // no cuBLAS: no anchor at all
+                    cublas_.push_back(std::move(cublas));
+                }
+            }
         }
         *why_not = cuda_why_;
         return tessera_cuda_.get();
@@ -167,8 +175,8 @@ void GemmBench::run_typed(const GemmCase &c,
         try {
             if (!reference) {
                 if constexpr (std::is_same_v<T, float>) {
-                    if (GemmProvider *f64 = openblas_ ? openblas_.get() : blis_.get())
-                        reference = GemmReference::full_from_f64(call, *f64);
+                    GemmProvider *f64 = openblas_ ? openblas_.get() : blis_.get();
+                    if (f64 && !settings_.sampled_reference) reference = GemmReference::full_from_f64(call, *f64);
                 }
                 if (!reference)
                     reference = GemmReference::sampled(call, kSampledEntries, options_.seed);
@@ -178,18 +186,23 @@ void GemmBench::run_typed(const GemmCase &c,
             Contender ours = contender(ours_provider);
             std::vector<Contender *> all{&ours};
             const bool gpu = backend == TSR_BACKEND_CUDA;
-            std::optional<Contender> cublas;
-            if (gpu && cublas_) cublas.emplace(contender(cublas_.get()));
+            // The cuBLAS sides: the anchor, and for sgemm a second math mode beside it.
+            std::optional<Contender> cublas, cublas_alt;
+            if (gpu && !cublas_.empty()) cublas.emplace(contender(cublas_[0].get()));
+            if (gpu && cublas_.size() > 1 && std::is_same_v<T, float>) cublas_alt.emplace(contender(cublas_[1].get()));
             if (cublas) all.push_back(&*cublas);
+            if (cublas_alt) all.push_back(&*cublas_alt);
             if (openblas && !gpu) all.push_back(&*openblas);
             if (blis && !gpu) all.push_back(&*blis);
             std::vector<TimedSide> sides;
             for (Contender *ct : all) {
                 fill_nan(ct->C);
+                ct->provider->new_operands();
                 sides.push_back({ct->provider->name(),
                                  [ct] { return ct->provider->timed_gemm(ct->call); }});
             }
             auto samples = run_interleaved(sides, plan_);
+            for (Contender *ct : all) ct->provider->fetch_result();
 
             const double flops = c.shape.flops();
             auto side = [&](std::size_t i) {
@@ -203,6 +216,11 @@ void GemmBench::run_typed(const GemmCase &c,
                 record.anchor = side(next++);
                 if (record.anchor->gflops > 0)
                     record.ratio = record.ours->gflops / record.anchor->gflops;
+            }
+            if (cublas_alt) {
+                record.anchor_alt = side(next++);
+                if (record.anchor_alt->gflops > 0)
+                    record.ratio_alt = record.ours->gflops / record.anchor_alt->gflops;
             }
             if (openblas && !gpu) {
                 record.anchor = side(next++);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gemm_options.hpp"
 #include "gemm_provider.hpp"
@@ -34,18 +35,28 @@ struct GemmRecord {
     double alpha = 1, beta = 0;
     std::string status = "ok"; // "ok", "unavailable" (backend cannot run here), "failed"
     std::string message;       // why, when not ok
-    std::optional<SideResult> ours, anchor, blis; // anchor: OpenBLAS
+    std::optional<SideResult> ours, anchor, blis; // anchor: OpenBLAS (cuBLAS for backend cuda)
     std::optional<double> ratio;      // ours / OpenBLAS GFLOP/s
     std::optional<double> ratio_blis; // ours / BLIS GFLOP/s
+    // Backend cuda with --cublas-math fp32,tf32 (or tf32,fp32): the second cuBLAS side.
+    std::optional<SideResult> anchor_alt;
+    std::optional<double> ratio_alt; // ours / that side's GFLOP/s
     // The measured peak of this precision at the run's threads, best instruction set
     // (Session::peak); each side's peak_fraction is its GFLOP/s over this.
     std::optional<double> peak_gflops;
     std::string reference; // how C_ref was computed
 };
 
+// What the gemm subcommand adds to the common options: the cuBLAS sides and the reference.
+struct GemmBenchSettings {
+    std::vector<CublasMath> cublas_math{CublasMath::fp32}; // the first one is the anchor
+    bool sampled_reference = false;
+    bool cpu_anchors_time = true; // false when every case runs on the GPU: no settle pauses
+};
+
 class GemmBench {
 public:
-    GemmBench(const Session &session, const CommonOptions &options);
+    GemmBench(const Session &session, const CommonOptions &options, GemmBenchSettings settings = {});
     ~GemmBench();
 
     // Runs one case; on_record sees one record per backend, as soon as it is measured.
@@ -63,12 +74,15 @@ private:
 
     const Session &session_;
     const CommonOptions &options_;
+    GemmBenchSettings settings_;
     TimingPlan plan_;
     std::unique_ptr<GemmProvider> openblas_, blis_;
     std::map<tsr_backend, std::unique_ptr<GemmProvider>> backends_;
     std::map<tsr_backend, std::string> unavailable_;
-    // The GPU pair for --backend cuda: Tessera on device pointers and cuBLAS (gemm_cublas.hpp).
-    std::unique_ptr<GemmProvider> tessera_cuda_, cublas_;
+    // The GPU sides for --backend cuda: Tessera on device pointers and cuBLAS in each of
+    // settings_.cublas_math (gemm_cublas.hpp).
+    std::unique_ptr<GemmProvider> tessera_cuda_;
+    std::vector<std::unique_ptr<GemmProvider>> cublas_;
     std::string cuda_why_;
     bool cuda_tried_ = false;
 };

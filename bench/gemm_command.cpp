@@ -2,6 +2,8 @@
 // printed as it arrives, and the JSON at the end.
 #include "gemm_command.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -16,35 +18,88 @@
 namespace tessera::bench {
 namespace {
 
-std::string anchors_phrase(const Session &s) {
+// The CUDA backend's kernel choice, read by the plugin from these variables once per process:
+// a run measures one SGEMM tile, DGEMM kernel and math mode (bench/README.md loops over them).
+const char *const kCudaKernelVariables[] = {"TESSERA_CUDA_SGEMM", "TESSERA_CUDA_DGEMM", "TESSERA_CUDA_MATH"};
+
+bool all_cuda(const GemmOptions &o) {
+    return !o.backends.empty() &&
+           std::all_of(o.backends.begin(), o.backends.end(), [](tsr_backend b) { return b == TSR_BACKEND_CUDA; });
+}
+
+bool any_cuda(const GemmOptions &o) {
+    return std::any_of(o.backends.begin(), o.backends.end(), [](tsr_backend b) { return b == TSR_BACKEND_CUDA; });
+}
+
+std::vector<CublasMath> cublas_math(const GemmOptions &o) {
+    return o.cublas_math.empty() ? std::vector<CublasMath>{CublasMath::fp32} : o.cublas_math;
+}
+
+std::string cublas_label(CublasMath m) { return m == CublasMath::tf32 ? "cuBLAS-tf32" : "cuBLAS"; }
+
+// Whether the CPU anchors take turns with Tessera: not when every case runs on the GPU.
+bool cpu_anchors_time(const Session &s, const GemmOptions &o) { return s.any_anchor() && !all_cuda(o); }
+
+std::string anchors_phrase(const Session &s, const GemmOptions &o) {
+    if (all_cuda(o)) return cublas_math(o).size() > 1 ? "Tessera and both cuBLAS sides in turns" : "Tessera and cuBLAS in turns";
     if (s.openblas && s.blis) return "Tessera, OpenBLAS and BLIS in turns";
     if (s.openblas) return "Tessera and OpenBLAS in turns";
     if (s.blis) return "Tessera and BLIS in turns";
     return "Tessera";
 }
 
-void print_method(std::ostream &out, const Session &s, const CommonOptions &o) {
-    const TimingPlan plan = GemmBench::timing_plan(o, s.threads, s.any_anchor());
+void print_method(std::ostream &out, const Session &s, const GemmOptions &gemm_options) {
+    const CommonOptions &o = gemm_options.common;
+    const TimingPlan plan = GemmBench::timing_plan(o, s.threads, cpu_anchors_time(s, gemm_options));
     const char *f64 = s.openblas ? "OpenBLAS" : "BLIS";
+    const bool full = s.any_anchor() && !gemm_options.sampled_reference;
     out << "method: C = op(A)*op(B), alpha 1, beta 0, uniform random data in [-1, 1];\n"
-        << "        warm-up, then " << anchors_phrase(s) << " of >= " << plan.turn_time
+        << "        warm-up, then " << anchors_phrase(s, gemm_options) << " of >= " << plan.turn_time
         << " s (settle " << plan.settle << " s before each); median of >= " << o.min_reps
         << " reps and >= " << o.min_time << " s per side\n"
         << "error:  ||C - C_ref||_F / ||C_ref||_F; C_ref for sgemm: "
-        << (s.any_anchor() ? std::string(f64) + " dgemm on the inputs in float64, all entries"
-                           : std::string("long double, sampled entries"))
+        << (full ? std::string(f64) + " dgemm on the inputs in float64, all entries"
+                 : std::string("long double, sampled entries"))
         << ";\n        for dgemm: " << GemmBench::kSampledEntries
         << " sampled entries in long double with compensated sums\n\n";
     out.flush();
 }
 
-void write_json(std::ostream &out, const Session &session, const CommonOptions &options,
+void print_cuda_kernels(std::ostream &out, const GemmOptions &o) {
+    out << "cuda:   kernels";
+    for (const char *name : kCudaKernelVariables) {
+        const char *v = std::getenv(name);
+        out << ' ' << name << '=' << (v && *v ? v : "(unset)");
+    }
+    out << "; cuBLAS math";
+    for (CublasMath m : cublas_math(o)) out << ' ' << cublas_math_name(m);
+    out << " (the first is the anchor of the ratio)\n\n";
+    out.flush();
+}
+
+void write_json(std::ostream &out, const Session &session, const GemmOptions &gemm_options,
                 const std::vector<GemmRecord> &records) {
+    const CommonOptions &options = gemm_options.common;
     JsonWriter json(out);
     json.begin_object();
     write_session_json(json, session, options, "gemm");
-    const TimingPlan plan =
-        GemmBench::timing_plan(options, session.threads, session.any_anchor());
+    json.key("cuda").begin_object();
+    json.key("kernels").begin_object();
+    for (const char *name : kCudaKernelVariables) {
+        const char *v = std::getenv(name);
+        json.key(name);
+        if (v && *v)
+            json.value(v);
+        else
+            json.null();
+    }
+    json.end_object();
+    json.key("cublas_math").begin_array();
+    for (CublasMath m : cublas_math(gemm_options)) json.value(cublas_math_name(m));
+    json.end_array();
+    json.field("reference", gemm_options.sampled_reference ? "sampled" : "full");
+    json.end_object();
+    const TimingPlan plan = GemmBench::timing_plan(options, session.threads, cpu_anchors_time(session, gemm_options));
     json.key("timing").begin_object();
     json.field("min_reps", plan.min_reps).field("min_time_s", plan.min_time);
     json.field("turn_time_s", plan.turn_time).field("settle_s", plan.settle);
@@ -80,11 +135,24 @@ int run_gemm_command(ArgCursor &args) {
     Session session = open_session(options.common);
     measure_session_peak(session, options.common);
     print_session(log, session);
-    print_method(log, session, options.common);
+    print_method(log, session, options);
+    if (any_cuda(options)) print_cuda_kernels(log, options);
 
-    GemmBench bench(session, options.common);
-    GemmTable table(log, {session.openblas != nullptr, session.blis != nullptr,
-                          session.peak.has_value()});
+    GemmBenchSettings settings;
+    settings.cublas_math = cublas_math(options);
+    settings.sampled_reference = options.sampled_reference;
+    settings.cpu_anchors_time = cpu_anchors_time(session, options);
+    GemmBench bench(session, options.common, settings);
+    GemmColumns columns;
+    columns.openblas = session.openblas != nullptr;
+    columns.blis = session.blis != nullptr;
+    columns.peak = session.peak.has_value();
+    if (all_cuda(options)) {
+        columns.gpu = true;
+        columns.gpu_anchor = cublas_label(settings.cublas_math[0]);
+        if (settings.cublas_math.size() > 1) columns.gpu_alt = cublas_label(settings.cublas_math[1]);
+    }
+    GemmTable table(log, columns);
     table.header();
     std::vector<GemmRecord> records;
     bool failed = false;
@@ -97,9 +165,9 @@ int run_gemm_command(ArgCursor &args) {
     }
 
     if (json_path == "-") {
-        write_json(std::cout, session, options.common, records);
+        write_json(std::cout, session, options, records);
     } else if (!json_path.empty()) {
-        write_json(json_file, session, options.common, records);
+        write_json(json_file, session, options, records);
         json_file.close();
         if (!json_file) {
             std::cerr << "tessera-bench: writing " << json_path << " failed\n";

@@ -1,5 +1,6 @@
-// cuBLAS and Tessera/cuda on the device: operands copied to device buffers before each timed
-// call (untimed), the call timed by CUDA events on the provider's stream, C copied back.
+// cuBLAS (FP32 or TF32 math) and Tessera/cuda on the device: operands copied to device buffers
+// once per case (untimed), each call timed by CUDA events on the provider's stream, C copied
+// back when the bench asks for it.
 #include "gemm_cublas.hpp"
 
 #ifdef TESSERA_BENCH_HAVE_CUDA
@@ -34,6 +35,12 @@ class DeviceSide : public GemmProvider {
     void gemm(const GemmCall<double> &c) override { (void)timed(c); }
     double timed_gemm(const GemmCall<float> &c) override { return timed(c); }
     double timed_gemm(const GemmCall<double> &c) override { return timed(c); }
+    void new_operands() override { fresh_ = true; }
+    void fetch_result() override {
+        if (!result_host_) return;
+        check(cudaMemcpy(result_host_, buf_[2], result_bytes_, cudaMemcpyDeviceToHost), "copy C back");
+        result_host_ = nullptr;
+    }
 
   protected:
     virtual void launch(const GemmCall<float> &c) = 0; // device pointers, column-major
@@ -41,12 +48,14 @@ class DeviceSide : public GemmProvider {
     cudaStream_t stream_ = nullptr;
 
   private:
+    // The device buffer of one operand, grown when needed (then its old contents are gone).
     void *reserve(int slot, size_t bytes) {
         if (bytes > size_[slot]) {
             cudaFree(buf_[slot]);
             buf_[slot] = nullptr, size_[slot] = 0;
             check(cudaMalloc(&buf_[slot], bytes), "cudaMalloc");
             size_[slot] = bytes;
+            fresh_ = true;
         }
         return buf_[slot];
     }
@@ -61,34 +70,53 @@ class DeviceSide : public GemmProvider {
         d.A = static_cast<const T *>(reserve(0, sa));
         d.B = static_cast<const T *>(reserve(1, sb));
         d.C = static_cast<T *>(reserve(2, sc));
-        check(cudaMemcpy(const_cast<T *>(d.A), c.A, sa, cudaMemcpyHostToDevice), "copy A");
-        check(cudaMemcpy(const_cast<T *>(d.B), c.B, sb, cudaMemcpyHostToDevice), "copy B");
-        check(cudaMemcpy(d.C, c.C, sc, cudaMemcpyHostToDevice), "copy C");
+        // Other host operands than the last call's are new data too.
+        const void *const seen[3] = {c.A, c.B, c.C};
+        const size_t bytes[3] = {sa, sb, sc};
+        for (int i = 0; i < 3; ++i)
+            if (seen[i] != seen_[i] || bytes[i] != seen_bytes_[i]) fresh_ = true;
+        if (fresh_) {
+            check(cudaMemcpy(const_cast<T *>(d.A), c.A, sa, cudaMemcpyHostToDevice), "copy A");
+            check(cudaMemcpy(const_cast<T *>(d.B), c.B, sb, cudaMemcpyHostToDevice), "copy B");
+        }
+        // C once per case (the bench fills it with NaN, which a kernel that skips an entry,
+        // or reads C although beta = 0, leaves behind); every call when beta != 0 reads it.
+        if (fresh_ || c.beta != T(0)) check(cudaMemcpy(d.C, c.C, sc, cudaMemcpyHostToDevice), "copy C");
+        fresh_ = false;
+        for (int i = 0; i < 3; ++i) seen_[i] = seen[i], seen_bytes_[i] = bytes[i];
         check(cudaEventRecord(start_, stream_), "event");
         launch(d);
         check(cudaEventRecord(stop_, stream_), "event");
         check(cudaEventSynchronize(stop_), "gemm");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, start_, stop_), "event time");
-        check(cudaMemcpy(c.C, d.C, sc, cudaMemcpyDeviceToHost), "copy C back");
+        result_host_ = c.C, result_bytes_ = sc;
         return double(ms) * 1e-3;
     }
     void *buf_[3] = {nullptr, nullptr, nullptr};
     size_t size_[3] = {0, 0, 0};
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    bool fresh_ = true;
+    const void *seen_[3] = {nullptr, nullptr, nullptr};
+    size_t seen_bytes_[3] = {0, 0, 0};
+    void *result_host_ = nullptr; // where fetch_result() copies the last call's C
+    size_t result_bytes_ = 0;
 };
 
 cublasOperation_t op(tsr_op o) { return o == TSR_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; }
 
 class CublasGemm final : public DeviceSide {
   public:
-    CublasGemm() {
+    explicit CublasGemm(CublasMath math) : math_(math) {
         if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
         cublasSetStream(h_, stream_);
-        cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH); // no TF32: an FP32 product against FP32
+        // FP32: no TF32, an FP32 product against FP32. TF32: SGEMM on the tensor cores with
+        // inputs rounded to TF32, the anchor of TESSERA_CUDA_MATH=tf32 (DGEMM is unaffected).
+        const cublasMath_t mode = math == CublasMath::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+        if (cublasSetMathMode(h_, mode) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasSetMathMode failed");
     }
     ~CublasGemm() override { cublasDestroy(h_); }
-    std::string name() const override { return "cublas"; }
+    std::string name() const override { return math_ == CublasMath::tf32 ? "cublas-tf32" : "cublas"; }
 
   private:
     void launch(const GemmCall<float> &c) override {
@@ -102,6 +130,7 @@ class CublasGemm final : public DeviceSide {
             throw std::runtime_error("cublasDgemm failed");
     }
     cublasHandle_t h_ = nullptr;
+    CublasMath math_;
 };
 
 class TesseraCudaGemm final : public DeviceSide {
@@ -139,10 +168,10 @@ bool have_device(std::string *why_not) {
 
 } // namespace
 
-std::unique_ptr<GemmProvider> make_cublas_gemm(std::string *why_not) {
+std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not) {
     if (!have_device(why_not)) return nullptr;
     try {
-        return std::make_unique<CublasGemm>();
+        return std::make_unique<CublasGemm>(math);
     } catch (const std::exception &e) {
         *why_not = e.what();
         return nullptr;
@@ -161,7 +190,7 @@ std::unique_ptr<GemmProvider> make_tessera_cuda_gemm(std::string *why_not) {
 
 #else
 
-std::unique_ptr<GemmProvider> make_cublas_gemm(std::string *why_not) {
+std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath, std::string *why_not) {
     *why_not = "tessera-bench was built without CUDA";
     return nullptr;
 }

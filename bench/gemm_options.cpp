@@ -77,6 +77,21 @@ void add_layouts(const std::string &list, std::vector<tsr_layout> &out) {
     }
 }
 
+void add_cublas_math(const std::string &list, std::vector<CublasMath> &out) {
+    auto items = split_list(list);
+    if (items.empty() || items.size() > 2) throw UsageError("--cublas-math needs one or two of fp32, tf32");
+    for (const auto &item : items) {
+        if (item == "fp32")
+            out.push_back(CublasMath::fp32);
+        else if (item == "tf32")
+            out.push_back(CublasMath::tf32);
+        else
+            throw UsageError("--cublas-math: '" + item + "' is not one of fp32, tf32");
+    }
+    if (out.size() > 2 || (out.size() == 2 && out[0] == out[1]))
+        throw UsageError("--cublas-math takes fp32 and tf32 once each");
+}
+
 bool same_shape(const GemmShape &a, const GemmShape &b) {
     return a.m == b.m && a.n == b.n && a.k == b.k;
 }
@@ -97,6 +112,10 @@ std::string GemmOps::text() const {
 
 const char *layout_name(tsr_layout layout) {
     return layout == TSR_ROW_MAJOR ? "row" : "col";
+}
+
+const char *cublas_math_name(CublasMath m) {
+    return m == CublasMath::tf32 ? "tf32" : "fp32";
 }
 
 GemmOptions parse_gemm_options(ArgCursor &args) {
@@ -130,6 +149,15 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
                                      "' is not one of cpu, reference, auto, cuda");
                 options.backends.push_back(*backend);
             }
+        } else if (auto v = args.take_option("--cublas-math")) {
+            add_cublas_math(*v, options.cublas_math);
+        } else if (auto v = args.take_option("--reference")) {
+            if (*v == "sampled")
+                options.sampled_reference = true;
+            else if (*v == "full")
+                options.sampled_reference = false;
+            else
+                throw UsageError("--reference: '" + *v + "' is not one of full, sampled");
         } else if (args.current().starts_with("-")) {
             throw UsageError("unknown option '" + args.current() + "'");
         } else {
@@ -201,6 +229,12 @@ std::string gemm_usage() {
                "  --backend LIST    Tessera backends, comma list of cpu, reference, auto, cuda\n"
                "                    (default: cpu on every shape, plus reference where\n"
                "                    m·n·k <= 256³; it is plain loops)\n"
+               "  --cublas-math LIST  for --backend cuda: fp32 (default; TF32 off), tf32, or\n"
+               "                    both (fp32,tf32 or tf32,fp32): the first is the anchor of\n"
+               "                    the ratio, the second runs beside it (sgemm only)\n"
+               "  --reference full|sampled  sgemm's reference: every entry by a float64 dgemm\n"
+               "                    (default, where OpenBLAS or BLIS is loaded) or 1024 sampled\n"
+               "                    entries in long double (fast for large GPU products)\n"
                "\n"
                "common options:\n") +
            common_options_help() +

@@ -38,6 +38,10 @@ struct GemmCase {
     std::vector<tsr_backend> backends;
 };
 
+// How cuBLAS computes SGEMM when it is the GPU anchor: FP32 (TF32 off), or TF32 tensor cores.
+enum class CublasMath { fp32, tf32 };
+const char *cublas_math_name(CublasMath m); // "fp32" / "tf32"
+
 struct GemmOptions {
     CommonOptions common;
     std::vector<GemmShape> shapes;     // --shapes/--shape and --preset, in order; empty: defaults
@@ -45,6 +49,10 @@ struct GemmOptions {
     std::vector<GemmOps> ops;          // empty: NN
     std::vector<tsr_layout> layouts;   // empty: column-major
     std::vector<tsr_backend> backends; // empty: cpu everywhere, reference on small shapes
+    // --cublas-math: cuBLAS sides for --backend cuda, the first one the anchor (ratio), a
+    // second one beside it (sgemm only); empty: fp32.
+    std::vector<CublasMath> cublas_math;
+    bool sampled_reference = false; // --reference sampled: no full float64 product for sgemm
 };
 
 // Parses the arguments after "gemm" (or all of them). Throws UsageError.

@@ -52,6 +52,11 @@ public:
     // gemm(); a provider with its own clock (CUDA events) overrides these.
     virtual double timed_gemm(const GemmCall<float> &call);
     virtual double timed_gemm(const GemmCall<double> &call);
+    // A provider that computes on copies of the operands (the GPU ones) copies A, B and C on
+    // the first call after new_operands() and keeps them while the calls repeat; C reaches the
+    // caller's memory at fetch_result(). Host providers need neither.
+    virtual void new_operands() {}
+    virtual void fetch_result() {}
 };
 
 // Tessera through its public API, on a handle of its own set to `backend` and `threads`.

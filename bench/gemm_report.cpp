@@ -1,6 +1,8 @@
-// How gemm results are shown (see gemm_report.hpp). "anchor" is OpenBLAS, "blis" BLIS; a
-// ratio is Tessera / that anchor in GFLOP/s, peak% is Tessera over the measured peak.
+// How gemm results are shown (see gemm_report.hpp). "anchor" is OpenBLAS (cuBLAS on the GPU),
+// "blis" BLIS; a ratio is Tessera / that anchor in GFLOP/s, peak% Tessera over the measured peak.
 #include "gemm_report.hpp"
+
+#include <algorithm>
 
 #include "backend_names.hpp"
 
@@ -42,6 +44,16 @@ void write_side(JsonWriter &json, const std::optional<SideResult> &side) {
 std::vector<Column> table_columns(const GemmColumns &c) {
     std::vector<Column> cols{{"shape", 14, true}, {"op", 6, true},           {"routine", 7, true},
                              {"backend", 9, true}, {"reps", 5},              {"Tessera GF/s", 12}};
+    if (c.gpu) {
+        auto width = [](const std::string &title) { return int(title.size()); };
+        const std::string anchor = c.gpu_anchor + " GF/s", alt = c.gpu_alt + " GF/s";
+        cols.insert(cols.end(), {{anchor, width(anchor)}, {"ratio", 6}});
+        if (!c.gpu_alt.empty()) cols.insert(cols.end(), {{alt, width(alt)}, {"ratio", 6}});
+        cols.push_back({"Tessera err", 11});
+        cols.push_back({c.gpu_anchor + " err", std::max(8, width(c.gpu_anchor + " err"))});
+        if (!c.gpu_alt.empty()) cols.push_back({c.gpu_alt + " err", std::max(8, width(c.gpu_alt + " err"))});
+        return cols;
+    }
     if (c.openblas) cols.insert(cols.end(), {{"OpenBLAS GF/s", 13}, {"ratio", 6}});
     if (c.blis) cols.insert(cols.end(), {{"BLIS GF/s", 9}, {"ratio", 6}});
     if (c.peak) cols.push_back({"peak%", 5});
@@ -83,6 +95,15 @@ void GemmTable::row(const GemmRecord &r) {
     auto ratio = [](const std::optional<double> &v) { return v ? significant(*v) : "-"; };
     cells.push_back(std::to_string(r.ours->seconds.count));
     cells.push_back(gflops(r.ours));
+    if (columns_.gpu) {
+        cells.insert(cells.end(), {gflops(r.anchor), ratio(r.ratio)});
+        if (!columns_.gpu_alt.empty()) cells.insert(cells.end(), {gflops(r.anchor_alt), ratio(r.ratio_alt)});
+        cells.push_back(error(r.ours));
+        cells.push_back(error(r.anchor));
+        if (!columns_.gpu_alt.empty()) cells.push_back(error(r.anchor_alt));
+        table_.row(cells);
+        return;
+    }
     if (columns_.openblas) cells.insert(cells.end(), {gflops(r.anchor), ratio(r.ratio)});
     if (columns_.blis) cells.insert(cells.end(), {gflops(r.blis), ratio(r.ratio_blis)});
     if (columns_.peak)
@@ -117,6 +138,10 @@ void write_gemm_record(JsonWriter &json, const GemmRecord &r) {
         optional_number(json, r.ratio);
         json.key("ratio_blis");
         optional_number(json, r.ratio_blis);
+        json.key("anchor_alt");
+        write_side(json, r.anchor_alt);
+        json.key("ratio_alt");
+        optional_number(json, r.ratio_alt);
         json.key("peak_gflops");
         optional_number(json, r.peak_gflops);
         json.key("peak_fraction");

@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 #include <set>
+#include <string>
 
 #include "gemm_bench.hpp"
 #include "json_writer.hpp"
@@ -13,9 +14,12 @@
 namespace tessera::bench {
 
 // Which columns the table has: an anchor's columns only when it was loaded, peak% only when
-// the peak was measured.
+// the peak was measured. gpu: every case runs on backend cuda, so the anchor columns are
+// cuBLAS's (named gpu_anchor), a second cuBLAS side's too where gpu_alt names one, and no peak.
 struct GemmColumns {
     bool openblas = true, blis = true, peak = true;
+    bool gpu = false;
+    std::string gpu_anchor = "cuBLAS", gpu_alt;
 };
 
 class GemmTable {
