@@ -9,18 +9,34 @@
 
 #include "sparse/storage.hpp"
 #include "spmv_split.hpp"
+#include "spmv_tiles.hpp"
 #include "state.hpp"
 
 namespace tessera::cuda {
 
+// gpu_tiles (spmv_tiles.hpp): the tiles' entries and the long rows' chunks.
+struct DeviceTiles {
+    int64_t tile_rows = 0, slabs = 1, tiles = 0, chunks = 0, long_rows = 0;
+    int64_t scratch = 0; // values of scratch a product needs (TileLayout::scratch)
+    const int64_t *tile_start = nullptr, *tile_end = nullptr;
+    const void *col = nullptr; // I
+    const uint16_t *lrow = nullptr;
+    const void *val = nullptr; // V
+    const int64_t *chunk_ptr = nullptr;
+    const void *long_col = nullptr, *long_val = nullptr;
+    const LongRow *long_row = nullptr;
+};
+
 struct DeviceCsr {
     int64_t rows = 0, cols = 0, nnz = 0;
+    // Not on the device for gpu_tiles (its layout holds every entry).
     const void *row_ptr = nullptr, *col = nullptr, *val = nullptr;
     sparse::Kernel kernel = sparse::Kernel::gpu_rows;
     // gpu_merge only: blocks + 1 path starts (I), and the rows crossing blocks.
     int64_t blocks = 0, crossings = 0;
     const void *start_row = nullptr, *start_nz = nullptr;
     const CrossingRow *crossing = nullptr;
+    DeviceTiles tiles; // gpu_tiles only
 };
 
 struct DeviceCoo {
@@ -62,8 +78,9 @@ struct DeviceMatrix {
 };
 
 // Copies `A` in its current format to the state's device (allocation failure:
-// TSR_ERR_OUT_OF_MEMORY with the size in the message).
-tsr_status prepare_matrix(State &s, const sparse::Storage &A, DeviceMatrix **out);
+// TSR_ERR_OUT_OF_MEMORY with the size in the message); `threads` host threads build the
+// gpu_tiles layout where that kernel is chosen.
+tsr_status prepare_matrix(State &s, const sparse::Storage &A, int threads, DeviceMatrix **out);
 
 // The device CSR of Aᵀ, built on the host (with `threads` threads) and copied on first need.
 tsr_status transposed(State &s, const sparse::Storage &A, int threads, DeviceMatrix &m, const DeviceCsr **out);

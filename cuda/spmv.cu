@@ -137,7 +137,7 @@ tsr_status sparse_prepare(const core::ExecContext *ctx, const sparse::Storage *A
     DeviceScope scope(s->dev.ordinal);
     if (scope.status() != cudaSuccess) return fail_cuda(scope.status(), "cannot select the CUDA device");
     DeviceMatrix *m = nullptr;
-    if (tsr_status st = prepare_matrix(*s, *A, &m); st != TSR_SUCCESS) return st;
+    if (tsr_status st = prepare_matrix(*s, *A, ctx ? ctx->num_threads : 1, &m); st != TSR_SUCCESS) return st;
     *prepared = m;
     return TSR_SUCCESS;
 }

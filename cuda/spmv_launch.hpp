@@ -22,6 +22,12 @@ template <typename V> struct Vectors {
 // Carries of the balanced kernels: 2·blocks values (tails, then heads), from the state's pool.
 template <typename V, typename I>
 cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cudaStream_t stream);
+// gpu_tiles (spmv_tiles.cu), from csr_product: scratch holds a.tiles.scratch values.
+template <typename V, typename I>
+cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, V *scratch, cudaStream_t stream);
+// Lets the tiles kernel take `bytes` of dynamic shared memory on the current device (a no-op
+// up to 48 KiB; an error beyond the device's limit).
+template <typename V, typename I> cudaError_t tiles_allow_shared(size_t bytes);
 // With v.beta == 1 (HYB's tail) rows without entries are left as they are; otherwise they
 // are set to beta·y from the list of empty rows.
 template <typename V, typename I>
@@ -32,7 +38,11 @@ template <typename V> cudaError_t dia_product(const DeviceDia &a, bool trans, co
 // y = beta·y over n entries (alpha == 0: neither A nor x is read).
 template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStream_t stream);
 
-// Carries (in blocks) the product needs: the blocks of its balanced kernel, or 0.
-inline int64_t carry_blocks(const DeviceCsr &a) { return a.kernel == sparse::Kernel::gpu_merge ? a.blocks : 0; }
+// Carries (in blocks of 2 values) the product needs: the blocks of its balanced kernel, the
+// tiles' scratch, or 0.
+inline int64_t carry_blocks(const DeviceCsr &a) {
+    if (a.kernel == sparse::Kernel::gpu_tiles) return (a.tiles.scratch + 1) / 2;
+    return a.kernel == sparse::Kernel::gpu_merge ? a.blocks : 0;
+}
 
 } // namespace tessera::cuda

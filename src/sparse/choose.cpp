@@ -34,6 +34,7 @@ const char *kernel_name(tsr_format format, Kernel kernel) {
     case Kernel::gpu_lanes16: return "gpu-lanes-16";
     case Kernel::gpu_lanes32: return "gpu-lanes-32";
     case Kernel::gpu_merge: return "gpu-merge";
+    case Kernel::gpu_tiles: return "gpu-tiles";
     default: return "scalar-rows";
     }
 }

@@ -19,6 +19,7 @@ const char *csr_kernel_words(Kernel k) {
     case Kernel::gpu_lanes8: return "8 lanes per row";
     case Kernel::gpu_lanes16: return "16 lanes per row";
     case Kernel::gpu_lanes32: return "a warp per row";
+    case Kernel::gpu_tiles: return "column-sorted row tiles";
     default: return "merge path over rows + nonzeros";
     }
 }

@@ -27,7 +27,16 @@ inline constexpr double kGpuEllMinFill = 0.85;
 inline constexpr double kGpuHybMaxTail = 0.10;
 inline constexpr double kGpuHybMinFill = 0.85;
 
-inline bool is_gpu_kernel(Kernel k) { return k >= Kernel::gpu_rows && k <= Kernel::gpu_merge; }
+// gpu_tiles (column-sorted row tiles, cuda/spmv_tiles.hpp) for rows of at most
+// kGpuTilesMaxMean entries on average, columns scattered (half the entries far from the
+// diagonal) over at least kGpuTilesMinCols columns (an x beyond what one warp's neighbouring
+// gathers would share anyway). Off until measured: kGpuTilesAuto = false keeps AUTO from
+// choosing it (TESSERA_CUDA_CSR_KERNEL=tiles forces it for measurements).
+inline constexpr bool kGpuTilesAuto = false;
+inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
+inline constexpr double kGpuTilesMaxMean = 32;
+
+inline bool is_gpu_kernel(Kernel k) { return k >= Kernel::gpu_rows && k <= Kernel::gpu_tiles; }
 
 // Lanes per row of a gpu_lanes kernel (1 for gpu_rows, 0 for the others).
 inline int gpu_lanes(Kernel k) {
@@ -42,9 +51,13 @@ inline int gpu_lanes(Kernel k) {
     }
 }
 
-// The CSR kernel for rows `r` (and the structure `s` once analysed, else nullptr).
-inline Kernel gpu_csr_kernel(const RowStats &r, const Structure *s) {
+// The CSR kernel for rows `r` (and the structure `s` once analysed, else nullptr); gpu_tiles
+// only where `allow_tiles`.
+inline Kernel gpu_csr_kernel(const RowStats &r, const Structure *s, bool allow_tiles = kGpuTilesAuto) {
     if (r.nnz == 0 || r.rows == 0) return Kernel::gpu_rows;
+    if (allow_tiles && s && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
+        s->far_fraction() >= kGpuMergeMinFar)
+        return Kernel::gpu_tiles;
     Kernel k = r.mean < kGpuRowsMaxMean ? Kernel::gpu_rows
                : r.mean < 8             ? Kernel::gpu_lanes2
                : r.mean < 16            ? Kernel::gpu_lanes4

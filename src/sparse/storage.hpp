@@ -28,6 +28,8 @@ enum class Kernel : uint8_t {
     gpu_lanes16,
     gpu_lanes32,
     gpu_merge,
+    // CSR on a GPU: column-sorted row tiles, shared-memory partial sums (cuda/spmv_tiles.hpp).
+    gpu_tiles,
 };
 const char *kernel_name(tsr_format format, Kernel kernel);
 const char *format_name(tsr_format format); // "csr", "coo", "ell", "dia", "hyb", "auto"

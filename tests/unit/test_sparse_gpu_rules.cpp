@@ -78,13 +78,34 @@ TEST(SparseGpuRules, CsrKernelFromRowLengths) {
     EXPECT_EQ(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_ELL).kernel, Kernel::standard);
 }
 
+// gpu_tiles: short rows scattered over a wide x, only where allowed (kGpuTilesAuto, off until
+// measured, or the caller's flag).
+TEST(SparseGpuRules, TilesOnlyWhereAllowed) {
+    using namespace tessera::bench;
+    auto kernel = [](const tessera::bench::CsrMatrix &m, bool allow) {
+        Storage s = storage_of(m);
+        const auto &t = std::get<Typed<double, int32_t>>(s.typed);
+        const Structure st = analyze(t.csr, t.rows);
+        return gpu_csr_kernel(t.rows, &st, allow);
+    };
+    const CsrMatrix wide = random_k_per_row(20000, int64_t(1) << 20, 16, 1);
+    EXPECT_EQ(kernel(wide, true), Kernel::gpu_tiles);
+    EXPECT_EQ(kernel(wide, false), Kernel::gpu_merge);
+    EXPECT_EQ(kernel(wide, kGpuTilesAuto), kGpuTilesAuto ? Kernel::gpu_tiles : Kernel::gpu_merge);
+    EXPECT_EQ(kernel(random_k_per_row(20000, 20000, 16, 1), true), Kernel::gpu_lanes8) << "x of 20000";
+    EXPECT_EQ(kernel(random_k_per_row(2000, int64_t(1) << 20, 80, 1), true), Kernel::gpu_merge) << "rows of 80";
+    if (!kGpuTilesAuto) EXPECT_NE(gpu_plan(wide, TSR_FORMAT_CSR).kernel, Kernel::gpu_tiles);
+}
+
 TEST(SparseGpuRules, KernelNames) {
     EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_rows), "gpu-rows");
     EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes2), "gpu-lanes-2");
     EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes32), "gpu-lanes-32");
     EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_merge), "gpu-merge");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_tiles), "gpu-tiles");
     EXPECT_STREQ(kernel_name(TSR_FORMAT_ELL, Kernel::standard), "standard");
-    for (Kernel k : {Kernel::gpu_rows, Kernel::gpu_lanes4, Kernel::gpu_merge}) EXPECT_TRUE(is_gpu_kernel(k));
+    for (Kernel k : {Kernel::gpu_rows, Kernel::gpu_lanes4, Kernel::gpu_merge, Kernel::gpu_tiles})
+        EXPECT_TRUE(is_gpu_kernel(k));
     for (Kernel k : {Kernel::standard, Kernel::vector_rows, Kernel::tiles}) EXPECT_FALSE(is_gpu_kernel(k));
 }
 
