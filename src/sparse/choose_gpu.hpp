@@ -30,11 +30,25 @@ inline constexpr double kGpuHybMinFill = 0.85;
 // gpu_tiles (column-sorted row tiles, cuda/spmv_tiles.hpp) for rows of at most
 // kGpuTilesMaxMean entries on average, columns scattered (half the entries far from the
 // diagonal) over at least kGpuTilesMinCols columns (an x beyond what one warp's neighbouring
-// gathers would share anyway). Off until measured: kGpuTilesAuto = false keeps AUTO from
-// choosing it (TESSERA_CUDA_CSR_KERNEL=tiles forces it for measurements).
+// gathers would share anyway). kGpuTilesAuto = false keeps this general rule off: AUTO takes
+// tiles only through gpu_tiles_auto below, where it was measured to pay
+// (TESSERA_CUDA_CSR_KERNEL=tiles forces it anywhere, for measurements).
 inline constexpr bool kGpuTilesAuto = false;
 inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
 inline constexpr double kGpuTilesMaxMean = 32;
+
+// AUTO's own rule for gpu_tiles (choose_format_gpu): float values only, and rows no longer
+// than kGpuTilesAutoMaxRow (no long-row pass). Measured on an H100 (docs/performance.md): on a
+// random 1M x 1M matrix with 16 per row, tiles ran 1.40x cuSPARSE's best in float where ELL
+// and every other CSR kernel ran 0.92-1.00x, but 1.00x in double (R of 4096 rows shares fewer
+// sectors); on power-law rows (a quarter of the entries in long rows) 0.92x/0.88x against the
+// merge path's 0.93x/0.92x.
+inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
+inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
+    const RowStats &r = s.row;
+    return value_bytes == 4 && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
+           r.max_len <= kGpuTilesAutoMaxRow && s.far_fraction() >= kGpuMergeMinFar;
+}
 
 inline bool is_gpu_kernel(Kernel k) { return k >= Kernel::gpu_rows && k <= Kernel::gpu_tiles; }
 

@@ -97,6 +97,8 @@ std::vector<Generated> generated() {
         {"lanes16", [] { return from_csr(random_k_per_row(2000, 20000, 40, 12)); }, false},
         {"lanes32", [] { return from_csr(random_k_per_row(1000, 20000, 80, 13)); }, false},
         {"scattered", [] { return from_csr(random_k_per_row(3000, 200000, 40, 14)); }, true},
+        // Short rows over an x of 2^19: AUTO in float runs CSR on column-sorted row tiles.
+        {"wide_scattered", [] { return from_csr(random_k_per_row(6000, int64_t(1) << 19, 8, 18)); }, true},
         {"wide", [] { return from_csr(random_k_per_row(40, 3000, 30, 15)); }, false},
         {"tall", [] { return from_csr(random_k_per_row(3000, 40, 2, 16)); }, false},
         {"one_by_one", [] { return from_csr(random_k_per_row(1, 1, 1, 17)); }, false},

@@ -2,6 +2,8 @@
 // each kind of generated matrix, the CSR kernel from the row lengths, and their names.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "sparse/assemble.hpp"
@@ -95,6 +97,35 @@ TEST(SparseGpuRules, TilesOnlyWhereAllowed) {
     EXPECT_EQ(kernel(random_k_per_row(20000, 20000, 16, 1), true), Kernel::gpu_lanes8) << "x of 20000";
     EXPECT_EQ(kernel(random_k_per_row(2000, int64_t(1) << 20, 80, 1), true), Kernel::gpu_merge) << "rows of 80";
     if (!kGpuTilesAuto) EXPECT_NE(gpu_plan(wide, TSR_FORMAT_CSR).kernel, Kernel::gpu_tiles);
+}
+
+// AUTO's own tiles rule: float values, short rows scattered over a wide x, no long rows.
+TEST(SparseGpuRules, AutoTakesTilesForScatteredFloatRows) {
+    using namespace tessera::bench;
+    auto plan_of = [](const CsrMatrix &m, bool single) {
+        std::vector<int32_t> rp(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
+        Storage s{Typed<double, int32_t>{}};
+        if (single) {
+            std::vector<float> val(m.val.begin(), m.val.end());
+            Typed<float, int32_t> t;
+            t.csr = assemble_from_csr<float, int32_t>(m.rows, m.cols, m.nnz(), rp.data(), col.data(), val.data());
+            t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
+            s = Storage{std::move(t)};
+        } else {
+            s = storage_of(m);
+        }
+        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, Target::gpu).fault.empty());
+        return std::visit([](const auto &t) { return t.plan; }, s.typed);
+    };
+    const CsrMatrix wide = random_k_per_row(20000, int64_t(1) << 20, 16, 1);
+    const Plan f = plan_of(wide, true);
+    EXPECT_EQ(f.format, TSR_FORMAT_CSR) << f.reason;
+    EXPECT_EQ(f.kernel, Kernel::gpu_tiles) << f.reason;
+    EXPECT_NE(f.reason.find("tiles"), std::string::npos) << f.reason;
+    EXPECT_NE(plan_of(wide, false).kernel, Kernel::gpu_tiles) << "double: no gain measured";
+    EXPECT_NE(plan_of(random_k_per_row(20000, 20000, 16, 1), true).kernel, Kernel::gpu_tiles) << "x of 20000";
+    CsrMatrix long_row = one_dense_row(20000, int64_t(1) << 20, 8, 5, 1);
+    EXPECT_NE(plan_of(long_row, true).kernel, Kernel::gpu_tiles) << "a row longer than the tiles take";
 }
 
 TEST(SparseGpuRules, KernelNames) {
