@@ -47,6 +47,12 @@ Plan choose_format_gpu(const Structure &s, size_t value_bytes, size_t index_byte
 
     if (r.nnz == 0 || r.rows == 0) return decide(TSR_FORMAT_CSR, "no entries");
 
+    if (r.nnz <= kGpuSmallNnz) {
+        const Kernel k = gpu_csr_kernel(r, &s);
+        return decide(TSR_FORMAT_CSR, "small (%lld entries, rows mean %.1f, max %lld): CSR, %s (launches decide: HYB takes three)",
+                      (long long)r.nnz, r.mean, (long long)r.max_len, csr_kernel_words(k));
+    }
+
     const bool dia_allowed = padding_fault("DIA", s.dia_slots, r.nnz, "").empty();
     if (dia_allowed && s.ndiag <= kDiaMaxDiagonals && dia_bytes * kDiaMargin <= csr_bytes)
         return decide(TSR_FORMAT_DIA,

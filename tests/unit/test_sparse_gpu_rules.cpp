@@ -128,6 +128,16 @@ TEST(SparseGpuRules, AutoTakesTilesForScatteredFloatRows) {
     EXPECT_NE(plan_of(long_row, true).kernel, Kernel::gpu_tiles) << "a row longer than the tiles take";
 }
 
+// Small matrices: CSR whatever their shape (launches decide there).
+TEST(SparseGpuRules, SmallMatricesTakeCsr) {
+    using namespace tessera::bench;
+    const Plan banded_small = gpu_plan(tridiagonal(3000, 1));
+    EXPECT_EQ(banded_small.format, TSR_FORMAT_CSR) << banded_small.reason;
+    EXPECT_NE(banded_small.reason.find("small"), std::string::npos) << banded_small.reason;
+    EXPECT_EQ(gpu_plan(one_dense_row(3000, 3000, 4, 9, 1)).format, TSR_FORMAT_CSR);
+    EXPECT_EQ(gpu_plan(tridiagonal(100000, 1)).format, TSR_FORMAT_DIA) << "300 000 entries: not small";
+}
+
 TEST(SparseGpuRules, KernelNames) {
     EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_rows), "gpu-rows");
     EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes2), "gpu-lanes-2");
