@@ -124,13 +124,8 @@ int run_gemm_command(ArgCursor &args) {
     const std::vector<GemmCase> cases = plan_gemm_cases(options);
 
     // JSON on stdout sends the human-readable text to stderr.
-    const std::string &json_path = options.common.json_path;
-    std::ostream &log = json_path == "-" ? std::cerr : std::cout;
-    std::ofstream json_file;
-    if (!json_path.empty() && json_path != "-") {
-        json_file.open(json_path); // opened first: a bad path fails before the long run
-        if (!json_file) throw UsageError("--json: cannot write '" + json_path + "'");
-    }
+    JsonOutput json_out(options.common.json_path); // opened first: a bad path fails before the long run
+    std::ostream &log = json_out.log();
 
     Session session = open_session(options.common);
     measure_session_peak(session, options.common);
@@ -164,17 +159,7 @@ int run_gemm_command(ArgCursor &args) {
         });
     }
 
-    if (json_path == "-") {
-        write_json(std::cout, session, options, records);
-    } else if (!json_path.empty()) {
-        write_json(json_file, session, options, records);
-        json_file.close();
-        if (!json_file) {
-            std::cerr << "tessera-bench: writing " << json_path << " failed\n";
-            return 1;
-        }
-        log << "\nJSON written to " << json_path << '\n';
-    }
+    if (!json_out.emit([&](std::ostream &out) { write_json(out, session, options, records); })) return 1;
     return failed ? 1 : 0;
 }
 

@@ -2,7 +2,10 @@
 // output does not depend on the locale.
 #include "json_writer.hpp"
 
+#include "args.hpp"
+
 #include <charconv>
+#include <iostream>
 #include <cmath>
 #include <stdexcept>
 
@@ -138,6 +141,34 @@ void JsonWriter::write_string(std::string_view text) {
         }
     }
     out_ << '"';
+}
+
+} // namespace tessera::bench
+
+namespace tessera::bench {
+
+JsonOutput::JsonOutput(const std::string &path) : path_(path) {
+    if (path_.empty() || path_ == "-") return;
+    file_.open(path_);
+    if (!file_) throw UsageError("--json: cannot write '" + path_ + "'");
+}
+
+std::ostream &JsonOutput::log() const { return path_ == "-" ? std::cerr : std::cout; }
+
+bool JsonOutput::emit(const std::function<void(std::ostream &)> &write) {
+    if (path_ == "-") {
+        write(std::cout);
+        return true;
+    }
+    if (path_.empty()) return true;
+    write(file_);
+    file_.close();
+    if (!file_) {
+        std::cerr << "tessera-bench: writing " << path_ << " failed\n";
+        return false;
+    }
+    log() << "\nJSON written to " << path_ << '\n';
+    return true;
 }
 
 } // namespace tessera::bench

@@ -1,9 +1,11 @@
 // A small streaming JSON writer: objects, arrays, keys and values with commas, indentation
-// and string escapes handled; non-finite numbers become null.
+// and string escapes handled; non-finite numbers become null. JsonOutput: where --json goes.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
+#include <fstream>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -54,6 +56,26 @@ private:
     int indent_;
     std::vector<Level> stack_;
     bool after_key_ = false;
+};
+
+} // namespace tessera::bench
+
+namespace tessera::bench {
+
+// Where --json sends the document: nowhere (""), standard output ("-"), or a file opened on
+// construction, so that a path that cannot be written fails (UsageError) before a long run.
+// The human-readable report goes to log(): standard error when the JSON takes standard output.
+class JsonOutput {
+public:
+    explicit JsonOutput(const std::string &path);
+    std::ostream &log() const;
+    // Writes the document with `write` where it was asked for; false, after a message on
+    // standard error, when the file could not be written.
+    bool emit(const std::function<void(std::ostream &)> &write);
+
+private:
+    std::string path_;
+    std::ofstream file_;
 };
 
 } // namespace tessera::bench

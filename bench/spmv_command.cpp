@@ -50,13 +50,8 @@ int run_spmv_command(ArgCursor &args) {
         return 0;
     }
     if (o.backend == "cuda") return run_spmv_cuda_command(o);
-    const std::string &json_path = o.json_path;
-    std::ostream &log = json_path == "-" ? std::cerr : std::cout;
-    std::ofstream json_file;
-    if (!json_path.empty() && json_path != "-") {
-        json_file.open(json_path);
-        if (!json_file) throw UsageError("--json: cannot write '" + json_path + "'");
-    }
+    JsonOutput json_out(o.json_path); // opened first: a bad path fails before the long run
+    std::ostream &log = json_out.log();
 
     const int threads = resolve_threads(o.threads);
     const MachineInfo machine = probe_machine();
@@ -113,16 +108,7 @@ int run_spmv_command(ArgCursor &args) {
         json.end_object();
         json.finish();
     };
-    if (json_path == "-") write(std::cout);
-    else if (!json_path.empty()) {
-        write(json_file);
-        json_file.close();
-        if (!json_file) {
-            std::cerr << "tessera-bench: writing " << json_path << " failed\n";
-            return 1;
-        }
-        log << "\nJSON written to " << json_path << '\n';
-    }
+    if (!json_out.emit(write)) return 1;
     bool failed = false;
     for (const SpmvRecord &r : records)
         for (const SpmvSide &s : r.sides) failed = failed || s.status == "failed";

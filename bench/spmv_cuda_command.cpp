@@ -30,13 +30,8 @@ int run_spmv_cuda_command(const SpmvOptions &) {
 #else
 
 int run_spmv_cuda_command(const SpmvOptions &o) {
-    const std::string &json_path = o.json_path;
-    std::ostream &log = json_path == "-" ? std::cerr : std::cout;
-    std::ofstream json_file;
-    if (!json_path.empty() && json_path != "-") {
-        json_file.open(json_path);
-        if (!json_file) throw UsageError("--json: cannot write '" + json_path + "'");
-    }
+    JsonOutput json_out(o.json_path); // opened first: a bad path fails before the long run
+    std::ostream &log = json_out.log();
 
     std::unique_ptr<GpuSpmvBench> bench;
     try {
@@ -110,16 +105,7 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
         json.end_object();
         json.finish();
     };
-    if (json_path == "-") write(std::cout);
-    else if (!json_path.empty()) {
-        write(json_file);
-        json_file.close();
-        if (!json_file) {
-            std::cerr << "tessera-bench: writing " << json_path << " failed\n";
-            return 1;
-        }
-        log << "\nJSON written to " << json_path << '\n';
-    }
+    if (!json_out.emit(write)) return 1;
     bool bad = false;
     for (const GpuSpmvRecord &r : records) {
         bad = bad || !r.note.empty();
