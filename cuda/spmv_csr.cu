@@ -92,26 +92,7 @@ __global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
     const int nnzb = int(int64_t(ld_ro(start_nz + b + 1)) - n0);
 
     // Stage: coalesced loads, a thread's IPT loads all issued before its gathers of x.
-    I c[IPT];
-    V a[IPT];
-#pragma unroll
-    for (int u = 0; u < IPT; ++u) {
-        const int k = tid + u * T;
-        c[u] = I(0);
-        a[u] = V(0);
-        if (k < nnzb) {
-            c[u] = ld_stream(col + n0 + k);
-            a[u] = ld_stream(val + n0 + k);
-        }
-    }
-    V p[IPT]; // all gathers of x in flight before the first store
-#pragma unroll
-    for (int u = 0; u < IPT; ++u) p[u] = tid + u * T < nnzb ? a[u] * ld_ro(x + c[u]) : V(0);
-#pragma unroll
-    for (int u = 0; u < IPT; ++u) {
-        const int k = tid + u * T;
-        if (k < nnzb) prod[k] = p[u];
-    }
+    stage_products<V, I, T, IPT>(col, val, x, n0, nnzb, prod);
     for (int k = tid; k < nrows; k += T) ends[k] = int(int64_t(ld_ro(rp + r0 + k + 1)) - n0);
     __syncthreads();
 

@@ -56,6 +56,35 @@ template <typename T, int N> __device__ __forceinline__ Pack<T, N> ld_stream_pac
 // Rows per thread of the ELL and DIA kernels: one 128-bit load of values per slot.
 template <typename V> inline constexpr int kRowsPerThread = 16 / int(sizeof(V));
 
+// A block's share of entries [n0, n0 + count), count <= T·IPT, into shared memory as products:
+// thread tid loads entries tid + u·T (coalesced), issues all IPT gathers of x before the first
+// store (every gather in flight at once), and stores prod[k] = val·x[col] for k < count.
+template <typename V, typename I, int T, int IPT>
+__device__ __forceinline__ void stage_products(const I *__restrict__ col, const V *__restrict__ val,
+                                               const V *__restrict__ x, int64_t n0, int count, V *prod) {
+    const int tid = threadIdx.x;
+    I c[IPT];
+    V a[IPT];
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) {
+        const int k = tid + u * T;
+        c[u] = I(0);
+        a[u] = V(0);
+        if (k < count) {
+            c[u] = ld_stream(col + n0 + k);
+            a[u] = ld_stream(val + n0 + k);
+        }
+    }
+    V p[IPT];
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) p[u] = tid + u * T < count ? a[u] * ld_ro(x + c[u]) : V(0);
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) {
+        const int k = tid + u * T;
+        if (k < count) prod[k] = p[u];
+    }
+}
+
 // y[i] = alpha·sum + beta·y[i]; y[i] is not read when beta == 0.
 template <typename V> __device__ __forceinline__ void store_y(V *y, int64_t i, V alpha, V sum, V beta) {
     if (beta == V(0)) y[i] = alpha * sum;

@@ -100,27 +100,8 @@ __global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
     const int tid = threadIdx.x;
     const int64_t b = blockIdx.x, n0 = b * ITEMS;
     const int m = int(min(int64_t(ITEMS), nnz - n0));
-    I c[IPT];
-    V a[IPT];
-#pragma unroll
-    for (int u = 0; u < IPT; ++u) {
-        const int k = tid + u * T;
-        c[u] = I(0);
-        a[u] = V(0);
-        if (k < m) {
-            c[u] = ld_stream(col + n0 + k);
-            a[u] = ld_stream(val + n0 + k);
-            rows_of[k] = ld_stream(row + n0 + k);
-        }
-    }
-    V p[IPT]; // all gathers of x in flight before the first store
-#pragma unroll
-    for (int u = 0; u < IPT; ++u) p[u] = tid + u * T < m ? a[u] * ld_ro(x + c[u]) : V(0);
-#pragma unroll
-    for (int u = 0; u < IPT; ++u) {
-        const int k = tid + u * T;
-        if (k < m) prod[k] = p[u];
-    }
+    stage_products<V, I, T, IPT>(col, val, x, n0, m, prod);
+    for (int k = tid; k < m; k += T) rows_of[k] = ld_stream(row + n0 + k);
     if (tid == 0) rows_of[m] = n0 + m < nnz ? ld_ro(row + n0 + m) : I(-1);
     __syncthreads();
 
