@@ -62,14 +62,6 @@ tsr_handle host_handle(tsr_backend backend, int threads = 2) {
     return h;
 }
 
-Entries empty_matrix(int64_t rows, int64_t cols) {
-    Entries e;
-    e.name = "empty-" + std::to_string(rows) + "x" + std::to_string(cols);
-    e.rows = rows;
-    e.cols = cols;
-    return e;
-}
-
 struct Generated {
     std::string name;
     std::function<Entries()> make;

@@ -11,6 +11,14 @@
 
 namespace tessera::test {
 
+Entries empty_matrix(int64_t rows, int64_t cols) {
+    Entries e;
+    e.name = "empty-" + std::to_string(rows) + "x" + std::to_string(cols);
+    e.rows = rows;
+    e.cols = cols;
+    return e;
+}
+
 Entries from_csr(const bench::CsrMatrix &m) {
     Entries e;
     e.name = m.name;

@@ -27,6 +27,8 @@ struct Entries {
 
 Entries from_csr(const bench::CsrMatrix &m);
 Entries from_coo(const bench::CooMatrix &m);
+// A rows x cols matrix without entries.
+Entries empty_matrix(int64_t rows, int64_t cols);
 
 // Which create function: CSR (entries grouped by row, in their order inside a row) or COO.
 enum class Door { csr, coo };

@@ -14,6 +14,7 @@ namespace {
 using tessera::test::check_product;
 using tessera::test::create_matrix;
 using tessera::test::Door;
+using tessera::test::empty_matrix;
 using tessera::test::Entries;
 using tessera::test::ProductCase;
 
@@ -45,14 +46,6 @@ Entries scramble(Entries e, uint64_t seed) {
         s.val[k] = e.val[order[k]];
     }
     return s;
-}
-
-Entries empty_matrix(int64_t rows, int64_t cols) {
-    Entries e;
-    e.name = "empty-" + std::to_string(rows) + "x" + std::to_string(cols);
-    e.rows = rows;
-    e.cols = cols;
-    return e;
 }
 
 struct Generated {
