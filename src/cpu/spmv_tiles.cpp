@@ -1,6 +1,6 @@
 // CSR on tiles (the `tiles` kernel): y = alpha·A·x + beta·y one block of rows at a time, tile by
-// tile, so that the x and y entries a tile touches (a 2^15 window of each) stay in L2 while
-// its entries stream by. Threads take runs of row blocks with equal numbers of entries.
+// tile, so that the y block (2^17 entries) and the x segment a tile touches (2^13 entries) stay
+// in L2 while its entries stream by. Threads take runs of row blocks with equal numbers of entries.
 #include <omp.h>
 
 #include <algorithm>
@@ -15,23 +15,25 @@ namespace {
 
 template <BetaMode B, typename V>
 void tile_blocks(const sparse::Tiled<V> &a, int64_t block_begin, int64_t block_end, const SpmvVectors<V> &v) {
-    const uint16_t *rr = a.r.data();
-    const uint16_t *cc = a.c.data();
+    const uint32_t *rc = a.rc.data();
+    constexpr uint32_t col_mask = (uint32_t(1) << sparse::kTileColShift) - 1;
     const V *val = a.val.data();
     const V alpha = v.alpha;
     for (int64_t rb = block_begin; rb < block_end; ++rb) {
-        const int64_t r0 = rb << sparse::kTileShift, r1 = std::min(a.rows, (rb + 1) << sparse::kTileShift);
+        const int64_t r0 = rb << sparse::kTileRowShift, r1 = std::min(a.rows, (rb + 1) << sparse::kTileRowShift);
         V *yb = v.y + r0;
         if constexpr (B == BetaMode::zero) std::fill(yb, yb + (r1 - r0), V(0)); // y is not read
         if constexpr (B == BetaMode::scale)
             for (int64_t i = 0; i < r1 - r0; ++i) yb[i] *= v.beta;
         for (int64_t k = a.block_first_tile[rb]; k < a.block_first_tile[rb + 1]; ++k) {
-            const V *xb = v.x + (int64_t(a.tile_col_block[k]) << sparse::kTileShift);
+            const V *xb = v.x + (int64_t(a.tile_col_block[k]) << sparse::kTileColShift);
             const int64_t end = a.tile_first[k + 1];
             if (alpha == V(1))
-                for (int64_t e = a.tile_first[k]; e < end; ++e) yb[rr[e]] += val[e] * xb[cc[e]];
+                for (int64_t e = a.tile_first[k]; e < end; ++e)
+                    yb[rc[e] >> sparse::kTileColShift] += val[e] * xb[rc[e] & col_mask];
             else
-                for (int64_t e = a.tile_first[k]; e < end; ++e) yb[rr[e]] += alpha * (val[e] * xb[cc[e]]);
+                for (int64_t e = a.tile_first[k]; e < end; ++e)
+                    yb[rc[e] >> sparse::kTileColShift] += alpha * (val[e] * xb[rc[e] & col_mask]);
         }
     }
 }

@@ -46,17 +46,23 @@ template <typename V> struct Dia {
     int64_t slots() const { return ndiag * stride; }
 };
 
-// CSR's entries regrouped into square tiles of 2^kTileShift rows by 2^kTileShift columns,
-// with 16-bit indices local to the tile: a product's x and y accesses inside a tile stay in
-// cache however far apart the columns are. Tiles of one block of rows are consecutive, in
-// column order; entries inside a tile keep CSR's order. Empty tiles are not stored.
-inline constexpr int kTileShift = 15; // 32 Ki: a tile's x and y, 256 KiB each in float64
+// CSR's entries regrouped into tiles of 2^kTileRowShift rows by 2^kTileColShift columns, with
+// one packed 32-bit index local to the tile ((row << kTileColShift) | column): a product's y
+// block (1 MiB in float64) stays in L2 for the whole block of rows, and each tile gathers from
+// an x segment of 64 KiB that its entries reuse several times over (taller tiles mean fewer
+// passes over x: x is fetched once per block of rows). Tiles of one block of rows are
+// consecutive, in column order; entries inside a tile keep CSR's order. Empty tiles are not
+// stored.
+inline constexpr int kTileRowShift = 17;
+inline constexpr int kTileColShift = 13;
+// Distance from the diagonal beyond which the structure analysis calls an entry far.
+inline constexpr int kTileShift = 15;
 template <typename V> struct Tiled {
     int64_t rows = 0, cols = 0, row_blocks = 0;
     Array<int64_t> block_first_tile; // row_blocks + 1
     Array<int32_t> tile_col_block;   // per tile
     Array<int64_t> tile_first;       // per tile + 1: index of its first entry
-    Array<uint16_t> r, c;            // nnz, local to the tile
+    Array<uint32_t> rc;              // nnz: (row << kTileColShift) | column, local to the tile
     Array<V> val;                    // nnz
     int64_t tiles() const { return tile_col_block.size(); }
 };

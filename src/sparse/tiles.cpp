@@ -1,4 +1,4 @@
-// CSR -> tiles: each block of 2^kTileShift rows is counted by column block, then its entries
+// CSR -> tiles: each block of 2^kTileRowShift rows is counted by column block, then its entries
 // are placed tile by tile (a counting sort per row block, keeping CSR's order inside a tile).
 #include <algorithm>
 #include <vector>
@@ -11,11 +11,10 @@ template <typename V, typename I> Tiled<V> csr_to_tiled(const Csr<V, I> &a) {
     Tiled<V> t;
     t.rows = a.rows;
     t.cols = a.cols;
-    t.row_blocks = (a.rows + (int64_t(1) << kTileShift) - 1) >> kTileShift;
-    const int64_t col_blocks = (a.cols + (int64_t(1) << kTileShift) - 1) >> kTileShift;
+    t.row_blocks = (a.rows + (int64_t(1) << kTileRowShift) - 1) >> kTileRowShift;
+    const int64_t col_blocks = (a.cols + (int64_t(1) << kTileColShift) - 1) >> kTileColShift;
     const int64_t nnz = a.nnz();
-    t.r = Array<uint16_t>(nnz);
-    t.c = Array<uint16_t>(nnz);
+    t.rc = Array<uint32_t>(nnz);
     t.val = Array<V>(nnz);
     t.block_first_tile = Array<int64_t>(t.row_blocks + 1);
     std::vector<int32_t> tile_col_block;
@@ -23,10 +22,10 @@ template <typename V, typename I> Tiled<V> csr_to_tiled(const Csr<V, I> &a) {
     std::vector<int64_t> count(static_cast<size_t>(col_blocks)), next(static_cast<size_t>(col_blocks));
     for (int64_t rb = 0; rb < t.row_blocks; ++rb) {
         t.block_first_tile[rb] = int64_t(tile_col_block.size());
-        const int64_t r0 = rb << kTileShift, r1 = std::min(a.rows, (rb + 1) << kTileShift);
+        const int64_t r0 = rb << kTileRowShift, r1 = std::min(a.rows, (rb + 1) << kTileRowShift);
         const int64_t base = a.row_ptr[r0];
         std::fill(count.begin(), count.end(), 0);
-        for (int64_t p = base; p < int64_t(a.row_ptr[r1]); ++p) ++count[size_t(int64_t(a.col[p]) >> kTileShift)];
+        for (int64_t p = base; p < int64_t(a.row_ptr[r1]); ++p) ++count[size_t(int64_t(a.col[p]) >> kTileColShift)];
         int64_t at = base;
         for (int64_t cb = 0; cb < col_blocks; ++cb) {
             next[size_t(cb)] = at;
@@ -37,9 +36,8 @@ template <typename V, typename I> Tiled<V> csr_to_tiled(const Csr<V, I> &a) {
         }
         for (int64_t i = r0; i < r1; ++i)
             for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
-                const int64_t j = a.col[p], q = next[size_t(j >> kTileShift)]++;
-                t.r[q] = uint16_t(i - r0);
-                t.c[q] = uint16_t(j & ((int64_t(1) << kTileShift) - 1));
+                const int64_t j = a.col[p], q = next[size_t(j >> kTileColShift)]++;
+                t.rc[q] = uint32_t(((i - r0) << kTileColShift) | (j & ((int64_t(1) << kTileColShift) - 1)));
                 t.val[q] = a.val[p];
             }
     }
