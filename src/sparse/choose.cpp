@@ -51,17 +51,26 @@ bool tiles_pay(const Structure &s) {
            s.row.nnz >= kTilesMinEntriesPerTile * s.tiles;
 }
 
+FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t index_bytes) {
+    const RowStats &r = s.row;
+    const double sv = double(value_bytes), si = double(index_bytes);
+    return {double(r.nnz) * (sv + si) + double(r.rows + 1) * si, double(s.dia_cover) * sv,
+            r.nnz ? double(s.hyb_tail) / double(r.nnz) : 0,
+            s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0};
+}
+
+bool dia_pays(const Structure &s, const FormatMeasures &m) {
+    return padding_fault("DIA", s.dia_slots, s.row.nnz, "").empty() && s.ndiag <= kDiaMaxDiagonals &&
+           m.dia_bytes * kDiaMargin <= m.csr_bytes;
+}
+
 Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t index_bytes) {
     if (target == Target::gpu) return choose_format_gpu(s, value_bytes, index_bytes); // choose_gpu.cpp
     Plan plan;
     char why[240];
     const RowStats &r = s.row;
-    const double sv = double(value_bytes), si = double(index_bytes);
-    // Bytes each format streams for A, per product.
-    const double csr_bytes = double(r.nnz) * (sv + si) + double(r.rows + 1) * si;
-    const double dia_bytes = double(s.dia_cover) * sv;
-    const double hyb_tail = r.nnz ? double(s.hyb_tail) / double(r.nnz) : 0;
-    const double hyb_fill = s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0;
+    const FormatMeasures m = format_measures(s, value_bytes, index_bytes);
+    const double hyb_tail = m.hyb_tail, hyb_fill = m.hyb_fill;
 
     auto decide = [&](tsr_format format, const char *fmt, auto... args) {
         plan.format = format;
@@ -73,10 +82,9 @@ Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t
 
     if (r.nnz == 0 || r.rows == 0) return decide(TSR_FORMAT_CSR, "no entries");
 
-    const bool dia_allowed = padding_fault("DIA", s.dia_slots, r.nnz, "").empty();
-    if (dia_allowed && s.ndiag <= kDiaMaxDiagonals && dia_bytes * kDiaMargin <= csr_bytes)
+    if (dia_pays(s, m))
         return decide(TSR_FORMAT_DIA, "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR",
-                      (long long)s.ndiag, 100.0 * s.dia_fill(), dia_bytes / csr_bytes);
+                      (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
 
     if (target != Target::gpu && tiles_pay(s))
         return decide(TSR_FORMAT_CSR,

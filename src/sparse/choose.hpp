@@ -30,6 +30,17 @@ inline constexpr int64_t kTilesMinCols = int64_t(1) << 17;
 inline constexpr double kTilesMinFar = 0.5;
 inline constexpr int64_t kTilesMinEntriesPerTile = 64;
 
+// What the CPU and GPU rules both weigh: the bytes CSR and DIA stream for A per product, the
+// share of entries in HYB's COO tail and how full its ELL part's blocks are.
+struct FormatMeasures {
+    double csr_bytes, dia_bytes, hyb_tail, hyb_fill;
+};
+FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t index_bytes);
+
+// DIA pays on either target: within the padding limit, at most kDiaMaxDiagonals diagonals, and
+// no more bytes than CSR.
+bool dia_pays(const Structure &s, const FormatMeasures &m);
+
 // The format AUTO picks for a matrix with structure `s`, values of `value_bytes` and indices
 // of `index_bytes` bytes.
 Plan choose_format(const Structure &s, Target target, size_t value_bytes, size_t index_bytes);

@@ -31,11 +31,8 @@ Plan choose_format_gpu(const Structure &s, size_t value_bytes, size_t index_byte
     Plan plan;
     char why[240];
     const RowStats &r = s.row;
-    const double sv = double(value_bytes), si = double(index_bytes);
-    const double csr_bytes = double(r.nnz) * (sv + si) + double(r.rows + 1) * si;
-    const double dia_bytes = double(s.dia_cover) * sv;
-    const double hyb_tail = r.nnz ? double(s.hyb_tail) / double(r.nnz) : 0;
-    const double hyb_fill = s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0;
+    const FormatMeasures m = format_measures(s, value_bytes, index_bytes);
+    const double hyb_tail = m.hyb_tail, hyb_fill = m.hyb_fill;
 
     auto decide = [&](tsr_format format, const char *fmt, auto... args) {
         plan.format = format;
@@ -53,11 +50,10 @@ Plan choose_format_gpu(const Structure &s, size_t value_bytes, size_t index_byte
                       (long long)r.nnz, r.mean, (long long)r.max_len, csr_kernel_words(k));
     }
 
-    const bool dia_allowed = padding_fault("DIA", s.dia_slots, r.nnz, "").empty();
-    if (dia_allowed && s.ndiag <= kDiaMaxDiagonals && dia_bytes * kDiaMargin <= csr_bytes)
+    if (dia_pays(s, m))
         return decide(TSR_FORMAT_DIA,
                       "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR, x read contiguously",
-                      (long long)s.ndiag, 100.0 * s.dia_fill(), dia_bytes / csr_bytes);
+                      (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
 
     if (gpu_tiles_auto(s, value_bytes)) {
         decide(TSR_FORMAT_CSR,
