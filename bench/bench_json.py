@@ -1,9 +1,19 @@
-# Reading tessera-bench JSON files for plot.py and perf_table.py: loading, the machine line,
-# the measured peak, and the gemm records with their contenders, in one place.
-"""Shared helpers for the tessera-bench JSON readers (plot.py, perf_table.py)."""
+# Reading tessera-bench JSON files for plot.py and the table scripts (perf_table.py,
+# spmv_gpu_table.py, gemm_variants.py): loading, the machine line, the measured peak, the gemm
+# records with their contenders, and where a script's text goes, in one place.
+"""Shared helpers for the tessera-bench JSON readers (plot.py and the table scripts)."""
 
 import json
 import sys
+
+
+def emit(text, output):
+    """Writes `text` to the file `output`, or to stdout when `output` is None or empty."""
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
 
 
 def load(paths):

@@ -109,11 +109,7 @@ def main():
             out.append(f"| {shape} | {op} | {err(cub)} | {err(tf)} | " + " | ".join(err(e) for e in ours) + " |")
         out.append("")
     text = "\n".join(out) + "\n"
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    bench_json.emit(text, args.output)
 
 
 if __name__ == "__main__":

@@ -91,11 +91,7 @@ def main():
     parser.add_argument("-o", "--output", help="write the Markdown here (default: stdout)")
     args = parser.parse_args()
     text = "\n".join(section(path, doc) for path, doc in bench_json.load(args.files))
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    bench_json.emit(text, args.output)
 
 
 if __name__ == "__main__":
