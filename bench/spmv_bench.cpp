@@ -133,15 +133,8 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
     const int64_t out = trans ? m.cols : m.rows;
 
     SpmvRecord rec;
-    rec.matrix = m.name;
-    rec.rows = m.rows;
-    rec.cols = m.cols;
-    rec.nnz = m.nnz();
-    rec.dtype = sizeof(V) == 4 ? 's' : 'd';
-    rec.index_bits = int(sizeof(I) * 8);
-    rec.op = op;
+    rec.describe<V, I>(m, op);
     rec.threads = threads;
-    rec.bytes = spmv_effective_bytes(m, sizeof(V), sizeof(I));
 
     rec.batch = batch_for(rec.bytes);
     tsr_handle h = nullptr;

@@ -10,6 +10,7 @@
 
 #include <tessera/tessera.h>
 
+#include "spmv_case.hpp"
 #include "spmv_generators.hpp"
 #include "spmv_options.hpp"
 #include "statistics.hpp"
@@ -35,14 +36,8 @@ struct SpmvSide {
     double gflops = 0, gbs = 0, rel_error = 0;
 };
 
-struct SpmvRecord {
-    std::string matrix;
-    int64_t rows = 0, cols = 0, nnz = 0;
-    char dtype = 'd';
-    int index_bits = 32;
-    char op = 'n';
+struct SpmvRecord : SpmvRecordHead {
     int threads = 1;
-    double bytes = 0;   // effective bytes of one product
     int batch = 1;      // products per timed call (small matrices run several back to back)
     double triad_gbs = 0; // the STREAM triad, timed in turns with the products
     std::vector<SpmvSide> sides;

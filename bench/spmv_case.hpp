@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "spmv_generators.hpp"
@@ -20,6 +21,27 @@ inline double spmv_effective_bytes(const CsrMatrix &m, double value_bytes, doubl
     return double(m.nnz()) * (value_bytes + index_bytes) + double(m.rows + 1) * index_bytes +
            double(m.rows + m.cols) * value_bytes;
 }
+
+// What names one record of either spmv report: the matrix, value and index types, the op, and
+// the bytes one product counts.
+struct SpmvRecordHead {
+    std::string matrix;
+    int64_t rows = 0, cols = 0, nnz = 0;
+    char dtype = 'd';
+    int index_bits = 32;
+    char op = 'n';
+    double bytes = 0; // effective bytes of one product (spmv_effective_bytes)
+    template <typename V, typename I> void describe(const CsrMatrix &m, char product_op) {
+        matrix = m.name;
+        rows = m.rows;
+        cols = m.cols;
+        nnz = m.nnz();
+        dtype = sizeof(V) == 4 ? 's' : 'd';
+        index_bits = int(sizeof(I) * 8);
+        op = product_op;
+        bytes = spmv_effective_bytes(m, sizeof(V), sizeof(I));
+    }
+};
 
 // What a product's check found: entries of y outside the componentwise bound, and the worst
 // |y_i - ref_i| / bound_i (above 1 means outside; NaN entries count as outside).

@@ -129,14 +129,7 @@ template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const C
     SpmvCase<V, I> c(m, trans, o.seed);
 
     GpuSpmvRecord rec;
-    rec.matrix = m.name;
-    rec.rows = m.rows;
-    rec.cols = m.cols;
-    rec.nnz = m.nnz();
-    rec.dtype = sizeof(V) == 4 ? 's' : 'd';
-    rec.index_bits = int(sizeof(I) * 8);
-    rec.op = op;
-    rec.bytes = spmv_effective_bytes(m, sizeof(V), sizeof(I));
+    rec.describe<V, I>(m, op);
 
     const size_t y_len = size_t(std::max<int64_t>(1, trans ? m.cols : m.rows));
     DeviceBuffer dx(c.x.size() * sizeof(V)), dy(y_len * sizeof(V));

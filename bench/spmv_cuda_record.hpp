@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "spmv_case.hpp"
 #include "statistics.hpp"
 
 namespace tessera::bench {
@@ -50,13 +51,7 @@ struct GpuSpmvSide {
     bool events_suspect() const; // the events saw far less time than the host clock
 };
 
-struct GpuSpmvRecord {
-    std::string matrix;
-    int64_t rows = 0, cols = 0, nnz = 0;
-    char dtype = 'd';
-    int index_bits = 32;
-    char op = 'n';
-    double bytes = 0;           // effective bytes of one product (as the CPU report counts them)
+struct GpuSpmvRecord : SpmvRecordHead {
     double copy_gbs = 0;        // the device copy's bandwidth for this record
     bool copy_in_turns = false; // measured in turns with the products (else alone, at the start)
     std::string note;           // a failure of the record as a whole
