@@ -1,60 +1,110 @@
-// The DGEMM kernel on the FP64 tensor cores (mma.sync m8n8k4, sm_80 and later): the same
-// cp.async pipeline as the SIMT kernel, each warp a grid of 8×8 accumulator tiles.
+// The DGEMM kernel on the FP64 tensor cores: mma.sync m16n8k4/k8/k16 on sm_90 (Hopper's FP64
+// tensor-core shapes), the same fragments as pairs of m8n8k4 on sm_80; the cp.async pipeline of
+// the other gemm kernels, each warp a grid of 16×8 accumulator fragments.
 #pragma once
 
 #include "tile_load.cuh"
 
 namespace tessera::cuda {
 
-// acc (8×8, two per lane) += a (8×4, one per lane) · b (4×8, one per lane).
-__device__ __forceinline__ void dmma_8x8x4(double (&acc)[2], double a, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-                 : "+d"(acc[0]), "+d"(acc[1])
-                 : "d"(a), "d"(b));
+// acc (16×8) += a (16×KS) · b (KS×8), KS ∈ {4, 8, 16}. Lane (g, t) = (lane / 4, lane % 4)
+// holds a[i] = A(g + 8·(i % 2), t + 4·(i / 2)), b[i] = B(t + 4·i, g), and acc[h·2 + c] =
+// C(g + 8·h, 2t + c). On sm_80, which has only m8n8k4 in FP64, each 4-deep slice is two of
+// those (rows g and g + 8): same fragments, same products, same order of additions per slice.
+template <int KS>
+__device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS / 2], const double (&b)[KS / 4]) {
+    static_assert(KS == 4 || KS == 8 || KS == 16, "FP64 mma shapes m16n8k4, k8, k16");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (KS == 4)
+        asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+            "{%0, %1, %2, %3};\n"
+            : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+            : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+    else if constexpr (KS == 8)
+        asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};\n"
+            : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+            "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+            : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+              "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+    for (int q = 0; q < KS / 4; ++q) {
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+            : "+d"(acc[0]), "+d"(acc[1])
+            : "d"(a[2 * q]), "d"(b[q]));
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+            : "+d"(acc[2]), "+d"(acc[3])
+            : "d"(a[2 * q + 1]), "d"(b[q]));
+    }
 #else
     (void)acc, (void)a, (void)b;
     __trap(); // never launched: the host picks the SIMT kernel below sm_80
 #endif
 }
 
-// A lane holds row lane/4 and column lane%4 of an 8×4 A fragment, row lane%4 and column lane/4
-// of a 4×8 B fragment, and row lane/4, columns 2·(lane%4)+{0,1} of the 8×8 accumulator. The
-// shared rows are padded to a length ≡ 4 (mod 16) doubles, so the four k rows a fragment
-// read touches fall in distinct banks.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, bool TA, bool TB>
-__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32)
-    dmma_gemm_kernel(const GemmParams<double> p) {
-    using T = double;
+// C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k) for one BM×BN tile per block. The
+// operands land in shared memory as FragTile lays them out (16-byte copies along whichever of
+// m/n and k the stored matrix runs), STAGES deep; a warp computes a WM×WN tile as MT×NT
+// fragments of 16×8, reading per KS-deep step its A and B fragments from shared memory.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB>
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> p) {
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
-    constexpr int MT = WM / 8, NT = WN / 8;
-    constexpr int LDA = BM + 4, LDB = BN + 4;
-    static_assert(LDA % 16 == 4 && LDB % 16 == 4, "padding keeps fragment reads conflict-free");
-    constexpr int STAGE = BK * (LDA + LDB);
+    constexpr int MT = WM / 16, NT = WN / 8;
+    static_assert(MT * 16 * WARPS_M == BM && NT * 8 * WARPS_N == BN && BK % KS == 0, "fragments tile the block");
+    using TileA = FragTile<double, BM, BK, TA>;  // op(A) is m×k; stored transposed it runs along k
+    using TileB = FragTile<double, BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
+    constexpr int STAGE = TileA::SIZE + TileB::SIZE;
 
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *smem = reinterpret_cast<T *>(smem_raw);
+    double *smem = reinterpret_cast<double *>(smem_raw);
 
     int64_t tm, tn;
     tile_of_block(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
     const int64_t m0 = tm * BM, n0 = tn * BN;
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
-    const int fr = lane / 4, fk = lane % 4;
+    const int g = lane / 4, t = lane % 4;
 
     auto load_stage = [&](int stage, int64_t k0) {
-        T *As = smem + stage * STAGE;
-        T *Bs = As + BK * LDA;
-        load_tile<T, BM, BK, LDA, THREADS, !TA>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
-        load_tile<T, BN, BK, LDB, THREADS, TB>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+        double *As = smem + stage * STAGE;
+        double *Bs = As + TileA::SIZE;
+        TileA::template load<THREADS>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
+        TileB::template load<THREADS>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
     };
 
-    double acc[MT][NT][2];
+    double acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
-        for (int j = 0; j < NT; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0;
+
+    // Fragments in two register buffers: a step's MMAs run while the next step's fragments load,
+    // and the last step of a k tile waits for the next tile (and loads its first fragments)
+    // before its MMAs, so no warp starts a tile with its shared-memory reads outstanding.
+    constexpr int NKS = BK / KS;
+    static_assert(NKS % 2 == 0, "an even number of steps per k tile keeps the buffers' parity");
+    double a[2][MT][KS / 2], b[2][NT][KS / 4];
+    auto load_fragments = [&](int buf, int stage, int ks) {
+        const double *As = smem + stage * STAGE;
+        const double *Bs = As + TileA::SIZE;
+#pragma unroll
+        for (int i = 0; i < MT; ++i)
+#pragma unroll
+            for (int q = 0; q < KS / 2; ++q)
+                a[buf][i][q] = TileA::at(As, wm0 + i * 16 + g + 8 * (q % 2), ks + t + 4 * (q / 2));
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int q = 0; q < KS / 4; ++q) b[buf][j][q] = TileB::at(Bs, wn0 + j * 8 + g, ks + t + 4 * q);
+    };
 
     const int64_t ktiles = (p.k + BK - 1) / BK;
 #pragma unroll
@@ -62,47 +112,33 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32)
         if (s < ktiles) load_stage(s, int64_t(s) * BK);
         cp_async_commit();
     }
-    for (int64_t t = 0; t < ktiles; ++t) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        const int64_t next = t + STAGES - 1;
-        if (next < ktiles) load_stage(int(next % STAGES), next * BK);
-        cp_async_commit();
-
-        const T *As = smem + int(t % STAGES) * STAGE;
-        const T *Bs = As + BK * LDA;
+    cp_async_wait<STAGES - 2>();
+    __syncthreads(); // tile 0 has landed
+    load_fragments(0, 0, 0);
+    for (int64_t kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
-        for (int k4 = 0; k4 < BK; k4 += 4) {
-            double a[MT], b[NT];
-#pragma unroll
-            for (int i = 0; i < MT; ++i) a[i] = As[(k4 + fk) * LDA + wm0 + i * 8 + fr];
-#pragma unroll
-            for (int j = 0; j < NT; ++j) b[j] = Bs[(k4 + fk) * LDB + wn0 + j * 8 + fr];
+        for (int ks = 0; ks < NKS; ++ks) {
+            if (ks == NKS - 1) {
+                // Every warp is past the last barrier, so done with tile kt - 1's stage: refill
+                // it with tile kt + STAGES - 1; then wait for tile kt + 1.
+                const int64_t next = kt + STAGES - 1;
+                if (next < ktiles) load_stage(int(next % STAGES), next * BK);
+                cp_async_commit();
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                if (kt + 1 < ktiles) load_fragments((ks + 1) % 2, int((kt + 1) % STAGES), 0);
+            } else {
+                load_fragments((ks + 1) % 2, int(kt % STAGES), (ks + 1) * KS);
+            }
 #pragma unroll
             for (int i = 0; i < MT; ++i)
 #pragma unroll
-                for (int j = 0; j < NT; ++j) dmma_8x8x4(acc[i][j], a[i], b[j]);
+                for (int j = 0; j < NT; ++j) dmma_16x8<KS>(acc[i][j], a[ks % 2][i], b[ks % 2][j]);
         }
     }
     cp_async_wait<0>();
 
-    const bool read_c = p.beta != 0.0;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-        const int64_t row = m0 + wm0 + i * 8 + fr;
-        if (row >= p.m) continue;
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-                const int64_t col = n0 + wn0 + j * 8 + fk * 2 + c;
-                if (col >= p.n) continue;
-                T *cp = p.C + row + col * p.ldc;
-                const T v = p.alpha * acc[i][j][c];
-                *cp = read_c ? v + p.beta * *cp : v;
-            }
-        }
-    }
+    store_fragments(p, acc, m0 + wm0, n0 + wn0, g, t);
 }
 
 } // namespace tessera::cuda

@@ -46,15 +46,16 @@ cudaError_t simt(cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) 
 #undef TSR_SIMT
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS>
 cudaError_t dmma(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
     constexpr int threads = WARPS_M * WARPS_N * 32;
-    constexpr int smem = STAGES * BK * (BM + 4 + BN + 4) * int(sizeof(double));
-#define TSR_DMMA(TA, TB) dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TA, TB>
-    if (!ta && !tb) return launch<double, TSR_DMMA(false, false)>(BM, BN, threads, smem, stream, p);
-    if (!ta && tb) return launch<double, TSR_DMMA(false, true)>(BM, BN, threads, smem, stream, p);
-    if (ta && !tb) return launch<double, TSR_DMMA(true, false)>(BM, BN, threads, smem, stream, p);
-    return launch<double, TSR_DMMA(true, true)>(BM, BN, threads, smem, stream, p);
+#define TSR_DMMA(TA, TB) dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>
+#define TSR_SMEM(TA, TB) frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>()
+    if (!ta && !tb) return launch<double, TSR_DMMA(false, false)>(BM, BN, threads, TSR_SMEM(false, false), stream, p);
+    if (!ta && tb) return launch<double, TSR_DMMA(false, true)>(BM, BN, threads, TSR_SMEM(false, true), stream, p);
+    if (ta && !tb) return launch<double, TSR_DMMA(true, false)>(BM, BN, threads, TSR_SMEM(true, false), stream, p);
+    return launch<double, TSR_DMMA(true, true)>(BM, BN, threads, TSR_SMEM(true, true), stream, p);
+#undef TSR_SMEM
 #undef TSR_DMMA
 }
 
@@ -62,7 +63,7 @@ template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERM
 cudaError_t tf32(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p) {
     constexpr int threads = WARPS_M * WARPS_N * 32;
 #define TSR_TF32(TA, TB) tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>
-#define TSR_SMEM(TA, TB) tf32_smem_bytes<BM, BN, BK, STAGES, TA, TB>()
+#define TSR_SMEM(TA, TB) frag_smem_bytes<float, BM, BN, BK, STAGES, TA, TB>()
     if (!ta && !tb) return launch<float, TSR_TF32(false, false)>(BM, BN, threads, TSR_SMEM(false, false), stream, p);
     if (!ta && tb) return launch<float, TSR_TF32(false, true)>(BM, BN, threads, TSR_SMEM(false, true), stream, p);
     if (ta && !tb) return launch<float, TSR_TF32(true, false)>(BM, BN, threads, TSR_SMEM(true, false), stream, p);
@@ -87,7 +88,7 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
 
 // The names of each enum's values, in its order, as the environment spells them.
 const char *const kSgemmTiles[] = {"auto", "128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64"};
-const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "128x128w8", "64x64"};
+const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
 template <typename E, size_t N> bool parse_name(const char *const (&names)[N], const char *name, E *out) {
@@ -108,10 +109,12 @@ SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile
     return large_tiles(dev, m, n) ? SgemmTile::t256x128 : SgemmTile::t64x64;
 }
 
-DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKernel kernel) {
+// Automatic: dmma 64x64 at every size. Measured on an H100 against cuBLAS (docs/performance.md):
+// 0.80-0.82x at 2048-8192, where the 128x128 tile (one block of 8 warps per SM) made 0.72-0.80x.
+DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t, int64_t, DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
-    return large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
+    return DgemmKernel::t64x64;
 }
 
 } // namespace
@@ -120,7 +123,7 @@ bool parse_sgemm_tile(const char *name, SgemmTile *out) { return parse_name(kSge
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) { return parse_name(kDgemmKernels, name, out); }
 bool parse_sgemm_math(const char *name, SgemmMath *out) { return parse_name(kSgemmMaths, name, out); }
 const char *sgemm_tile_names() { return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64"; }
-const char *dgemm_kernel_names() { return "auto, simt, 128x128, 128x128w8, 64x64"; }
+const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64"; }
 const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 
 // SIMT template arguments: T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN (4×4 groups per thread),
@@ -146,17 +149,19 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 2>(stream, ta, tb, p);
 }
 
-// dmma template arguments: BM, BN, BK, WARPS_M, WARPS_N, STAGES.
+// dmma template arguments: BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS (the mma's k: m16n8k4, k8
+// or k16 on sm_90, pairs of m8n8k4 on sm_80). 128×128 tiles: 2×4 warps of 64×32 with m16n8k4,
+// four 16-deep stages (150 KiB of shared memory, one block per SM); 64×64: 2×2 warps of 32×32
+// with m16n8k8, four stages (76 KiB, two blocks per SM).
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice) {
     switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
     case DgemmKernel::simt: return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
-    case DgemmKernel::t128x128w8: return dmma<128, 128, 16, 2, 4, 3>(stream, ta, tb, p);
-    case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 3>(stream, ta, tb, p);
+    case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 4, 8>(stream, ta, tb, p);
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }
-    return dmma<128, 128, 16, 4, 4, 3>(stream, ta, tb, p);
+    return dmma<128, 128, 16, 2, 4, 4, 4>(stream, ta, tb, p);
 }
 
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n,
@@ -177,7 +182,6 @@ const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, in
     }
     switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
     case DgemmKernel::simt: return "simt-f64-64x64";
-    case DgemmKernel::t128x128w8: return "dmma-f64-128x128w8";
     case DgemmKernel::t64x64: return "dmma-f64-64x64";
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;

@@ -20,7 +20,7 @@ struct DeviceInfo {
 // Which kernels a process runs (gemm.cu reads TESSERA_CUDA_SGEMM, TESSERA_CUDA_DGEMM and
 // TESSERA_CUDA_MATH once): `automatic` picks by shape and device; a named tile runs every shape.
 enum class SgemmTile { automatic, t128x128, t128x128r1, t128x256, t256x128, t128x128w4, t64x64 };
-enum class DgemmKernel { automatic, simt, t128x128, t128x128w8, t64x64 };
+enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
 
@@ -49,7 +49,7 @@ template <typename T>
 cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C, int64_t ldc);
 
 // Which kernel launch_sgemm / launch_dgemm runs for this shape (for the call log, tests):
-// "simt-f32-128x256", "tf32x3-f32-128x128", "dmma-f64-128x128w8", ...
+// "simt-f32-128x256", "tf32x3-f32-128x128", "dmma-f64-64x64", ...
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n,
                              const KernelChoice &choice);
 

@@ -43,26 +43,6 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
 #endif
 }
 
-// One operand's tile in shared memory. A stored matrix that runs along m (or n) lands as
-// [k][m] rows of ROWS + 8 floats (16-byte copies along m); one that runs along k lands as
-// [m][k] rows of BK + 4 floats (16-byte copies along k, load_tile_k). A fragment read — lane
-// (g, t) = (lane / 4, lane % 4) takes row g along m or n and column t along k — then touches
-// 32 distinct banks: t·LD + g with LD ≡ 8 (mod 32), or g·LD + t with LD an odd multiple of 4.
-template <int ROWS, int BK, bool K_CONTIG> struct Tf32Tile {
-    static constexpr int LD = K_CONTIG ? BK + 4 : ROWS + 8;
-    static constexpr int SIZE = K_CONTIG ? ROWS * LD : BK * LD; // floats
-    static_assert(K_CONTIG ? (LD % 8 == 4) : (LD % 32 == 8), "fragment reads must be conflict-free");
-    __device__ static __forceinline__ float at(const float *s, int r, int kk) {
-        if constexpr (K_CONTIG) return s[r * LD + kk];
-        else return s[kk * LD + r];
-    }
-};
-
-// Shared memory of the TF32 kernel below for one pair of transposes, in bytes.
-template <int BM, int BN, int BK, int STAGES, bool TA, bool TB> constexpr int tf32_smem_bytes() {
-    return STAGES * (Tf32Tile<BM, BK, TA>::SIZE + Tf32Tile<BN, BK, !TB>::SIZE) * int(sizeof(float));
-}
-
 // C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k) for one BM×BN tile per block, on
 // the same cp.async pipeline as the SIMT kernel. A warp computes a WM×WN tile as MT×NT
 // accumulator fragments of 16×8; per 8-deep k step it reads its A and B fragments from shared
@@ -82,8 +62,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
     static_assert(MT * 16 * WARPS_M == BM && NT * 8 * WARPS_N == BN && BK % 8 == 0, "fragments tile the block");
-    using TileA = Tf32Tile<BM, BK, TA>;  // op(A) is m×k; stored transposed it runs along k
-    using TileB = Tf32Tile<BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
+    using TileA = FragTile<float, BM, BK, TA>;  // op(A) is m×k; stored transposed it runs along k
+    using TileB = FragTile<float, BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
     constexpr int STAGE = TileA::SIZE + TileB::SIZE;
 
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -99,10 +79,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     auto load_stage = [&](int stage, int64_t k0) {
         float *As = smem + stage * STAGE;
         float *Bs = As + TileA::SIZE;
-        if constexpr (TA) load_tile_k<BM, BK, TileA::LD, THREADS>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
-        else load_tile<float, BM, BK, TileA::LD, THREADS, true>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
-        if constexpr (!TB) load_tile_k<BN, BK, TileB::LD, THREADS>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
-        else load_tile<float, BN, BK, TileB::LD, THREADS, true>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+        TileA::template load<THREADS>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
+        TileB::template load<THREADS>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
     };
 
     float acc[MT][NT][4];
@@ -180,28 +158,7 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     }
     cp_async_wait<0>();
 
-    // Epilogue: lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each fragment.
-    // C = alpha·acc + beta·C, with beta == 0 never reading C.
-    const bool read_c = p.beta != 0.0f;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int64_t row = m0 + wm0 + i * 16 + h * 8 + g;
-            if (row >= p.m) continue;
-#pragma unroll
-            for (int j = 0; j < NT; ++j) {
-#pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const int64_t col = n0 + wn0 + j * 8 + 2 * t + c;
-                    if (col >= p.n) continue;
-                    float *cp = p.C + row + col * p.ldc;
-                    const float v = p.alpha * acc[i][j][h * 2 + c];
-                    *cp = read_c ? v + p.beta * *cp : v;
-                }
-            }
-        }
-    }
+    store_fragments(p, acc, m0 + wm0, n0 + wn0, g, t);
 }
 
 } // namespace tessera::cuda

@@ -79,34 +79,65 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t ld, int64_t 
 }
 
 // One operand tile of a k-contiguous matrix (A transposed, B not transposed) kept k-contiguous
-// in shared memory: ROWS rows along m (or n) of BK floats, s[r * LDK + kk], so that four
-// consecutive k go in one 16-byte copy (when `vec`: g 16-byte aligned, ld a multiple of 4) and
-// a warp reads whole 128-byte rows of the global matrix. Edges are zero-filled element by
+// in shared memory: ROWS rows along m (or n) of BK elements, s[r * LDK + kk], so that 16 bytes
+// of consecutive k go in one copy (when `vec`: g 16-byte aligned, ld a multiple of the vector)
+// and a warp reads whole 128-byte rows of the global matrix. Edges are zero-filled element by
 // element. For the tensor-core kernels, whose fragments read along m and along k alike.
-template <int ROWS, int BK, int LDK, int THREADS>
-__device__ __forceinline__ void load_tile_k(float *s, const float *g, int64_t ld, int64_t mn0, int64_t k0,
-                                            int64_t MN, int64_t K, bool vec) {
-    static_assert(BK % 4 == 0 && LDK % 4 == 0, "rows of 16-byte chunks");
-    constexpr int PER_ROW = BK / 4;
+template <typename T, int ROWS, int BK, int LDK, int THREADS>
+__device__ __forceinline__ void load_tile_k(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
+                                            int64_t K, bool vec) {
+    constexpr int VEC = 16 / int(sizeof(T));
+    static_assert(BK % VEC == 0 && LDK % VEC == 0, "rows of 16-byte chunks");
+    constexpr int PER_ROW = BK / VEC;
     constexpr int CHUNKS = ROWS * PER_ROW;
     static_assert(CHUNKS % THREADS == 0, "tile chunks must divide among the threads");
 #pragma unroll
     for (int it = 0; it < CHUNKS / THREADS; ++it) {
         const int c = it * THREADS + int(threadIdx.x);
-        const int r = c / PER_ROW, kk = (c % PER_ROW) * 4;
+        const int r = c / PER_ROW, kk = (c % PER_ROW) * VEC;
         const int64_t gm = mn0 + r, gk = k0 + kk;
-        float *dst = s + r * LDK + kk;
+        T *dst = s + r * LDK + kk;
         const bool rin = gm < MN;
-        if (vec && rin && gk + 4 <= K) {
+        if (vec && rin && gk + VEC <= K) {
             cp_async_16(dst, g + gk + gm * ld);
         } else {
 #pragma unroll
-            for (int v = 0; v < 4; ++v) {
+            for (int v = 0; v < VEC; ++v) {
                 const bool ok = rin && gk + v < K;
                 cp_async_elem(dst + v, ok ? g + (gk + v) + gm * ld : g, ok);
             }
         }
     }
+}
+
+// One operand's tile in shared memory for the tensor-core kernels, whose fragments read along
+// m (or n) and along k alike. A stored matrix that runs along m (or n) lands as [k][m] rows
+// (16-byte copies along m, load_tile); one that runs along k lands as [m][k] rows (16-byte
+// copies along k, load_tile_k). The padding makes a fragment read — lane (g, t) = (lane / 4,
+// lane % 4) takes row g along m or n and column t along k — conflict-free: for floats 32
+// distinct banks (t·LD + g with LD ≡ 8 mod 32, or g·LD + t with LD an odd multiple of 4); for
+// doubles, read in two half-warps, LD ≡ 4 (mod 16) puts each half's 16 words in distinct banks.
+template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
+    static constexpr int LD = K_CONTIG ? BK + 4 : ROWS + (sizeof(T) == 4 ? 8 : 4);
+    static constexpr int SIZE = K_CONTIG ? ROWS * LD : BK * LD; // elements
+    static_assert(sizeof(T) == 4 ? (K_CONTIG ? LD % 8 == 4 : LD % 32 == 8) : LD % 16 == 4,
+                  "fragment reads must be conflict-free");
+    __device__ static __forceinline__ T at(const T *s, int r, int kk) {
+        if constexpr (K_CONTIG) return s[r * LD + kk];
+        else return s[kk * LD + r];
+    }
+    // Starts the copies of rows [mn0, mn0 + ROWS) × columns [k0, k0 + BK) of the operand g.
+    template <int THREADS>
+    __device__ static __forceinline__ void load(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
+                                                int64_t K, bool vec) {
+        if constexpr (K_CONTIG) load_tile_k<T, ROWS, BK, LD, THREADS>(s, g, ld, mn0, k0, MN, K, vec);
+        else load_tile<T, ROWS, BK, LD, THREADS, true>(s, g, ld, mn0, k0, MN, K, vec);
+    }
+};
+
+// Shared memory of a tensor-core kernel's STAGES stages for one pair of transposes, in bytes.
+template <typename T, int BM, int BN, int BK, int STAGES, bool TA, bool TB> constexpr int frag_smem_bytes() {
+    return STAGES * (FragTile<T, BM, BK, TA>::SIZE + FragTile<T, BN, BK, !TB>::SIZE) * int(sizeof(T));
 }
 
 // Which tile (tm, tn) block `b` of a tiles_m × tiles_n grid computes: groups of eight tile
@@ -136,5 +167,33 @@ template <typename T> struct GemmParams {
     int64_t tiles_m, tiles_n;
     bool vec_a, vec_b, vec_c; // 16-byte aligned with ld a multiple of the vector width
 };
+
+// The tensor-core kernels' epilogue: lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1
+// of each 16×8 accumulator fragment (i, j) of the warp tile at (r0, c0) of C.
+// C = alpha·acc + beta·C, with beta == 0 never reading C.
+template <typename T, int MT, int NT>
+__device__ __forceinline__ void store_fragments(const GemmParams<T> &p, const T (&acc)[MT][NT][4], int64_t r0,
+                                                int64_t c0, int g, int t) {
+    const bool read_c = p.beta != T(0);
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int64_t row = r0 + i * 16 + h * 8 + g;
+            if (row >= p.m) continue;
+#pragma unroll
+            for (int j = 0; j < NT; ++j) {
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const int64_t col = c0 + j * 8 + 2 * t + c;
+                    if (col >= p.n) continue;
+                    T *cp = p.C + row + col * p.ldc;
+                    const T v = p.alpha * acc[i][j][h * 2 + c];
+                    *cp = read_c ? v + p.beta * *cp : v;
+                }
+            }
+        }
+    }
+}
 
 } // namespace tessera::cuda

@@ -274,7 +274,7 @@ TEST_F(CudaMath, KernelInLog) {
     std::string dgemm = "dmma-f64-";
     if (env_is("TESSERA_CUDA_DGEMM", "simt")) dgemm = "simt-f64-64x64";
     else
-        for (const char *tile : {"128x128", "128x128w8", "64x64"})
+        for (const char *tile : {"128x128", "64x64"})
             if (env_is("TESSERA_CUDA_DGEMM", tile)) dgemm += tile;
 
     const int64_t n = 2048; // 256 tiles of 128×128, more than any device's multiprocessors: auto picks large tiles
