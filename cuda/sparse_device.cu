@@ -135,7 +135,7 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     } catch (const std::bad_alloc &) {
         return TSR_SUCCESS;
     }
-    if (t.tiles() + t.chunks() > INT_MAX) return TSR_SUCCESS;
+    if (t.tiles() + int64_t(t.long_tiles.size()) > INT_MAX) return TSR_SUCCESS;
     if (tiles_allow_shared<V, I>(size_t(t.tile_rows) * sizeof(V)) != cudaSuccess) {
         (void)cudaGetLastError();
         return TSR_SUCCESS;
@@ -149,9 +149,7 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     if (st == TSR_SUCCESS) st = c.put(t.col, &dt.col);
     if (st == TSR_SUCCESS) st = c.put(t.lrow, &p), dt.lrow = static_cast<const uint16_t *>(p);
     if (st == TSR_SUCCESS) st = c.put(t.val, &dt.val);
-    if (st == TSR_SUCCESS) st = c.put(t.chunk_ptr, &p), dt.chunk_ptr = static_cast<const int64_t *>(p);
-    if (st == TSR_SUCCESS) st = c.put(t.long_col, &dt.long_col);
-    if (st == TSR_SUCCESS) st = c.put(t.long_val, &dt.long_val);
+    if (st == TSR_SUCCESS) st = c.put(t.long_tiles, &p), dt.long_tile = static_cast<const LongTile *>(p);
     if (st == TSR_SUCCESS) st = c.put(t.long_rows, &p), dt.long_row = static_cast<const LongRow *>(p);
     if (st != TSR_SUCCESS) {
         dt = DeviceTiles{};
@@ -163,7 +161,7 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     dt.tile_rows = t.tile_rows;
     dt.slabs = t.slabs;
     dt.tiles = t.tiles();
-    dt.chunks = t.chunks();
+    dt.long_tiles = int64_t(t.long_tiles.size());
     dt.long_rows = int64_t(t.long_rows.size());
     dt.scratch = t.scratch();
     d.kernel = sparse::Kernel::gpu_tiles;

@@ -1,6 +1,7 @@
 // The host side of gpu_tiles (spmv_tiles.hpp): long rows taken out, slab cuts at equal counts
 // of the remaining entries, each row block's entries sorted by column (stable) and cut into its
-// slabs' tiles, the long rows' entries cut into chunks.
+// slabs' tiles, the long rows gathered into groups whose entries, sorted by column, are cut
+// into long tiles.
 #include "spmv_tiles.hpp"
 
 #include <algorithm>
@@ -52,6 +53,30 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     const int64_t nnz = int64_t(row_ptr[rows]);
     const int64_t tile_nnz = nnz - long_entries;
 
+    // Long groups: the long rows in row order, at most R to a group; a group's entries cut
+    // into S_g long tiles of nearly equal counts, local row j's partial sums at
+    // [first_g + j·S_g, first_g + (j + 1)·S_g).
+    struct Group {
+        int64_t first_row, rows, entries, tiles;
+    };
+    std::vector<int64_t> long_list;
+    for (int64_t i = 0; i < rows; ++i)
+        if (is_long[size_t(i)]) long_list.push_back(i);
+    std::vector<Group> groups;
+    for (size_t q = 0; q < long_list.size(); q += size_t(R)) {
+        Group g{int64_t(q), std::min<int64_t>(R, int64_t(long_list.size() - q)), 0, 0};
+        for (int64_t j = 0; j < g.rows; ++j) g.entries += len(long_list[size_t(g.first_row + j)]);
+        const int64_t per = std::max(kLongTileEntries, kLongTileRowShare * g.rows);
+        g.tiles = std::max<int64_t>(1, g.entries / per);
+        for (int64_t j = 0; j < g.rows; ++j) {
+            const int64_t first = t.long_parts + j * g.tiles;
+            t.long_rows.push_back({long_list[size_t(g.first_row + j)], first, first + g.tiles});
+        }
+        for (int64_t s = 0; s < g.tiles; ++s) t.long_tiles.push_back({t.long_parts + s, int32_t(g.rows), int32_t(g.tiles)});
+        t.long_parts += g.rows * g.tiles;
+        groups.push_back(g);
+    }
+
     // Slabs, where the row blocks leave part of the device idle: S up to twice what fills it
     // once, each tile with at least kTileMinEntries entries, for the fullest last wave of blocks
     // (the fewer slabs on a tie: every slab adds a pass over y).
@@ -64,7 +89,7 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
                 1, std::min((2 * resident + blocks - 1) / blocks, tile_nnz / (blocks * kTileMinEntries)));
             double best = 0;
             for (int64_t s = 1; s <= most; ++s) {
-                const int64_t n = blocks * s, waves = (n + resident - 1) / resident;
+                const int64_t n = blocks * s + int64_t(t.long_tiles.size()), waves = (n + resident - 1) / resident;
                 const double fill = double(n) / double(waves * resident);
                 if (fill > best + 1e-9) best = fill, S = s;
             }
@@ -97,9 +122,10 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
                        (t.slab_start.begin() + 1));
     };
 
-    // Tile sizes, then their aligned starts.
+    // Tile sizes, then their aligned starts: the row blocks' tiles, then the long tiles.
     const int64_t tiles = blocks * S;
-    std::vector<int64_t> count(size_t(tiles), 0);
+    const int64_t all_tiles = tiles + int64_t(t.long_tiles.size());
+    std::vector<int64_t> count(size_t(all_tiles), 0);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
     for (int64_t b = 0; b < blocks; ++b) {
         const int64_t r1 = std::min(rows, (b + 1) * R);
@@ -108,10 +134,12 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
                 for (int64_t p = int64_t(row_ptr[i]); p < int64_t(row_ptr[i + 1]); ++p)
                     ++count[size_t(b * S + (S > 1 ? slab_of(int64_t(col[p])) : 0))];
     }
-    t.tile_start.resize(size_t(tiles) + 1);
-    t.tile_end.resize(size_t(tiles));
+    for (int64_t k = tiles; const Group &g : groups)
+        for (int64_t s = 0; s < g.tiles; ++s) count[size_t(k++)] = (s + 1) * g.entries / g.tiles - s * g.entries / g.tiles;
+    t.tile_start.resize(size_t(all_tiles) + 1);
+    t.tile_end.resize(size_t(all_tiles));
     t.tile_start[0] = 0;
-    for (int64_t k = 0; k < tiles; ++k) {
+    for (int64_t k = 0; k < all_tiles; ++k) {
         t.tile_end[size_t(k)] = t.tile_start[size_t(k)] + count[size_t(k)];
         t.tile_start[size_t(k) + 1] = round_up(t.tile_end[size_t(k)], kTileAlign);
     }
@@ -120,51 +148,46 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     t.lrow.assign(stored, 0);
     t.val.assign(stored, V(0));
 
-    // Each row block: its entries in row order, sorted by column (stable), laid into its tiles.
+    // Entries in row order, sorted by column (stable), laid into consecutive tiles from `tile`.
+    auto lay = [&](std::vector<Entry<V, I>> &e, int64_t tile, int64_t n_tiles) {
+        std::stable_sort(e.begin(), e.end(), [](const Entry<V, I> &a, const Entry<V, I> &c) { return a.col < c.col; });
+        size_t k = 0;
+        for (int64_t s = tile; s < tile + n_tiles; ++s) {
+            size_t at = size_t(t.tile_start[size_t(s)]);
+            for (int64_t q = 0; q < count[size_t(s)]; ++q, ++k, ++at) {
+                t.col[at] = e[k].col;
+                t.lrow[at] = e[k].lrow;
+                t.val[at] = e[k].val;
+            }
+        }
+    };
+    const int64_t n_groups = int64_t(groups.size());
 #pragma omp parallel num_threads(threads)
     {
         std::vector<Entry<V, I>> e;
+        // Each row block, then each long group.
 #pragma omp for schedule(dynamic, 4)
-        for (int64_t b = 0; b < blocks; ++b) {
-            const int64_t r0 = b * R, r1 = std::min(rows, r0 + R);
+        for (int64_t b = 0; b < blocks + n_groups; ++b) {
             e.clear();
-            for (int64_t i = r0; i < r1; ++i)
-                if (!is_long[size_t(i)])
+            if (b < blocks) {
+                const int64_t r0 = b * R, r1 = std::min(rows, r0 + R);
+                for (int64_t i = r0; i < r1; ++i)
+                    if (!is_long[size_t(i)])
+                        for (int64_t p = int64_t(row_ptr[i]); p < int64_t(row_ptr[i + 1]); ++p)
+                            e.push_back({col[p], uint16_t(i - r0), val[p]});
+                lay(e, b * S, S);
+            } else {
+                const Group &g = groups[size_t(b - blocks)];
+                for (int64_t j = 0; j < g.rows; ++j) {
+                    const int64_t i = long_list[size_t(g.first_row + j)];
                     for (int64_t p = int64_t(row_ptr[i]); p < int64_t(row_ptr[i + 1]); ++p)
-                        e.push_back({col[p], uint16_t(i - r0), val[p]});
-            std::stable_sort(e.begin(), e.end(),
-                             [](const Entry<V, I> &a, const Entry<V, I> &c) { return a.col < c.col; });
-            size_t k = 0;
-            for (int64_t s = 0; s < S; ++s) {
-                const int64_t tile = b * S + s;
-                const int64_t n = count[size_t(tile)];
-                size_t at = size_t(t.tile_start[size_t(tile)]);
-                for (int64_t q = 0; q < n; ++q, ++k, ++at) {
-                    t.col[at] = e[k].col;
-                    t.lrow[at] = e[k].lrow;
-                    t.val[at] = e[k].val;
+                        e.push_back({col[p], uint16_t(j), val[p]});
                 }
+                int64_t first = tiles;
+                for (int64_t q = 0; q < b - blocks; ++q) first += groups[size_t(q)].tiles;
+                lay(e, first, g.tiles);
             }
         }
-    }
-
-    // Long rows: their entries in row order, in chunks.
-    t.long_col.reserve(size_t(long_entries));
-    t.long_val.reserve(size_t(long_entries));
-    if (long_entries > 0) t.chunk_ptr.push_back(0);
-    for (int64_t i = 0; i < rows; ++i) {
-        if (!is_long[size_t(i)]) continue;
-        const int64_t first = t.chunks();
-        for (int64_t p = int64_t(row_ptr[i]); p < int64_t(row_ptr[i + 1]); ++p) {
-            t.long_col.push_back(col[p]);
-            t.long_val.push_back(val[p]);
-        }
-        const int64_t end = int64_t(t.long_col.size());
-        for (int64_t c = t.chunk_ptr.back(); c < end;) {
-            c = std::min(end, c + kLongChunk);
-            t.chunk_ptr.push_back(c);
-        }
-        t.long_rows.push_back({i, first, t.chunks()});
     }
     *out = std::move(t);
     return true;

@@ -12,9 +12,13 @@
 // the padding after a tile's last entry (column 0, row 0, value 0) is never read.
 //
 // Long rows (more than `long_row` entries, or by default more than 1/kTilesLongShare of their
-// row block and more than kTilesLongMin) are left out of the tiles: their entries are kept
-// apart, in row order, cut into chunks of at most kLongChunk entries; one thread block sums a
-// chunk and a second pass adds each long row's chunk sums in order.
+// row block and more than kTilesLongMin) are left out of their row blocks' tiles and gathered,
+// in row order, into long groups of at most R rows; each group's entries are sorted by column
+// (stable) and cut into long tiles of nearly equal entry counts (at least kLongTileEntries, and
+// kLongTileRowShare entries per row of the group, so that the partial sums stay few). A long
+// tile's block sums into the group's R-row shared sums like any tile, so the long rows' gathers
+// share sectors too (many long rows over one column range), and writes one partial sum per
+// row of its group; a pass after adds each long row's partial sums, in tile order, to y.
 #pragma once
 
 #include <cstdint>
@@ -27,19 +31,25 @@ inline constexpr int kTileAlign = 4;          // entries per 128-bit load group;
 // Groups of kTileAlign entries a thread has in flight: 2 for float values with 32-bit indices,
 // 1 otherwise (2 would spill at kTilesPerSm blocks' 64 registers).
 template <typename V, typename I> inline constexpr int kTileGroups = sizeof(V) + sizeof(I) == 8 ? 2 : 1;
-inline constexpr int kTileSharedBytes = 32768; // partial sums per tile: 8192 floats, 4096 doubles
+inline constexpr int kTileSharedBytes = 65536; // partial sums per tile: 16384 floats, 8192 doubles
 inline constexpr int64_t kTileMaxRows = 65536; // local rows are uint16
 inline constexpr int kTilesPerSm = 2;         // tiles' blocks resident per SM (64 registers)
 inline constexpr int64_t kTileMinEntries = 4096; // slabs keep at least this many entries per tile
 inline constexpr int64_t kTilesLongMin = 128;    // a row up to this length always stays in its tile
 inline constexpr int64_t kTilesLongShare = 64;   // longer rows with > 1/64 of their row block leave
-inline constexpr int kLongItems = 4;          // entries per thread of a long-row chunk's block
-inline constexpr int64_t kLongChunk = int64_t(kTileThreads) * kLongItems; // (it runs in the tiles' launch)
+inline constexpr int64_t kLongTileEntries = 8192;  // a long tile's entries, at least
+inline constexpr int64_t kLongTileRowShare = 8;    // ... and this many per row of its group
 
-// A long row: its chunk sums are chunks [first, last); the pass after adds alpha·their sum
-// (in chunk order) to y[row].
+// A long row: its partial sums are parts [first, last) of the long tiles' (after the slabs'
+// partial sums in the scratch); the pass after adds alpha·their sum (in order) to y[row].
 struct LongRow {
     int64_t row, first, last;
+};
+
+// A long tile's group: `rows` local rows; local row j's partial sum goes to part out + j·stride.
+struct LongTile {
+    int64_t out;
+    int32_t rows, stride;
 };
 
 struct TilesConfig {
@@ -55,20 +65,19 @@ template <typename V, typename I> struct TileLayout {
     int64_t row_blocks = 0; // ceil(rows / R)
     int64_t slabs = 1;      // S
     std::vector<int64_t> slab_start;  // S + 1 column cuts, slab_start[0] = 0, slab_start[S] = cols
-    // Tile k = (row block k / S, slab k % S) holds entries [tile_start[k], tile_end[k]);
-    // tile_start has row_blocks·S + 1 entries, multiples of kTileAlign, the last the size stored.
+    // Tile k < row_blocks·S = (row block k / S, slab k % S); the long tiles follow, tile
+    // row_blocks·S + q being long_tiles[q]. Tile k holds entries [tile_start[k], tile_end[k]);
+    // tile_start has one more entry than tile_end, multiples of kTileAlign, the last the size stored.
     std::vector<int64_t> tile_start, tile_end;
     std::vector<I> col;               // the tiles' entries and their padding
-    std::vector<uint16_t> lrow;
+    std::vector<uint16_t> lrow;       // row within the row block, or within the long group
     std::vector<V> val;
+    std::vector<LongTile> long_tiles;
     std::vector<LongRow> long_rows;   // in row order
-    std::vector<int64_t> chunk_ptr;   // chunks + 1 offsets into long_col / long_val
-    std::vector<I> long_col;
-    std::vector<V> long_val;
-    int64_t tiles() const { return int64_t(tile_end.size()); }
-    int64_t chunks() const { return chunk_ptr.empty() ? 0 : int64_t(chunk_ptr.size()) - 1; }
-    // Scratch values a product needs: the slabs' partial sums (S > 1), then the chunk sums.
-    int64_t scratch() const { return (slabs > 1 ? slabs * rows : 0) + chunks(); }
+    int64_t long_parts = 0;           // partial sums of the long tiles
+    int64_t tiles() const { return row_blocks * slabs; }
+    // Scratch values a product needs: the slabs' partial sums (S > 1), then the long tiles'.
+    int64_t scratch() const { return (slabs > 1 ? slabs * rows : 0) + long_parts; }
 };
 
 // The layout of a CSR matrix (rows sorted by column, as the library keeps them); `threads`

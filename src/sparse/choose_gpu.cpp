@@ -1,5 +1,5 @@
 // The AUTO rules for a GPU: DIA where it streams fewer bytes than CSR, CSR on column-sorted
-// row tiles for short float rows scattered over a wide x, ELL for short rows of
+// row tiles for short rows scattered over a wide x, ELL for short rows of
 // nearly equal length, HYB when a few long rows spoil that, CSR otherwise with its kernel
 // (a thread per row, lanes per row, or the merge path) chosen from the rows' shape.
 #include <cstdio>
@@ -58,7 +58,7 @@ Plan choose_format_gpu(const Structure &s, size_t value_bytes, size_t index_byte
     if (gpu_tiles_auto(s, value_bytes)) {
         decide(TSR_FORMAT_CSR,
                "short rows (mean %.1f, max %lld) scattered over %lld columns (%.0f%% of entries far from "
-               "the diagonal), float: CSR, column-sorted row tiles",
+               "the diagonal): CSR, column-sorted row tiles",
                r.mean, (long long)r.max_len, (long long)r.cols, 100.0 * s.far_fraction());
         plan.kernel = Kernel::gpu_tiles;
         return plan;

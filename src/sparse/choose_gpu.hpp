@@ -42,16 +42,16 @@ inline constexpr bool kGpuTilesAuto = false;
 inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
 inline constexpr double kGpuTilesMaxMean = 32;
 
-// AUTO's own rule for gpu_tiles (choose_format_gpu): float values only, and rows no longer
-// than kGpuTilesAutoMaxRow (no long-row pass). Measured on an H100 (docs/performance.md): on a
-// random 1M x 1M matrix with 16 per row, tiles ran 1.40x cuSPARSE's best in float where ELL
-// and every other CSR kernel ran 0.92-1.00x, but 1.00x in double (R of 4096 rows shares fewer
-// sectors); on power-law rows (a quarter of the entries in long rows) 0.92x/0.88x against the
-// merge path's 0.93x/0.92x.
+// AUTO's own rule for gpu_tiles (choose_format_gpu): rows no longer than kGpuTilesAutoMaxRow
+// (no long-row pass). Measured on an H100 (docs/performance.md), random 1M x 1M matrix with 16
+// per row against cuSPARSE's best: tiles (R = 16384 floats, 8192 doubles) 1.69x in float and
+// 1.10x in double, where ELL and every other CSR kernel ran 0.92-1.05x. On power-law rows (a
+// quarter of the entries in long rows) tiles ran 0.95x (float) and 0.72x (double) against
+// the merge path's 0.93x/0.92x, so long rows keep the rule off.
 inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
 inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
     const RowStats &r = s.row;
-    return value_bytes == 4 && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
+    return (value_bytes == 4 || value_bytes == 8) && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
            r.max_len <= kGpuTilesAutoMaxRow && s.far_fraction() >= kGpuMergeMinFar;
 }
 

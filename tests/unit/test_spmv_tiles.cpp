@@ -1,9 +1,9 @@
 // The layout of the CUDA CSR kernel gpu_tiles (cuda/spmv_tiles.*), without a GPU: every entry
 // of a short row lies in exactly one tile, that of its row block and column slab, with its
-// local row, column and value; a tile's entries are sorted by column (stable: in row order
-// within a column) and start aligned; long rows are out of the tiles, their entries in order
-// in chunks; and the product replayed on the host the way the kernels run it (tiles into
-// shared sums, y directly or the slabs' scratch then a reduction, the long rows' chunk sums
+// local row, column and value; every entry of a long row in exactly one long tile of its
+// group; a tile's entries are sorted by column (stable: in row order within a column) and
+// start aligned; and the product replayed on the host the way the kernels run it (tiles into
+// shared sums, y directly or the slabs' scratch then a reduction, the long tiles' partial sums
 // added last) matches the plain CSR product, beta == 0 never reading y.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,8 @@ namespace {
 
 using tessera::bench::CsrMatrix;
 using tessera::cuda::build_tiles;
-using tessera::cuda::kLongChunk;
+using tessera::cuda::kLongTileEntries;
+using tessera::cuda::kLongTileRowShare;
 using tessera::cuda::kTileAlign;
 using tessera::cuda::kTileMaxRows;
 using tessera::cuda::kTilesLongMin;
@@ -74,75 +75,95 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
     EXPECT_EQ(t.slab_start.front(), 0);
     EXPECT_EQ(t.slab_start.back(), m.cols);
     EXPECT_TRUE(std::is_sorted(t.slab_start.begin(), t.slab_start.end()));
-    EXPECT_EQ(t.tile_start.size(), size_t(t.tiles()) + 1);
+    const int64_t all_tiles = t.tiles() + int64_t(t.long_tiles.size());
+    EXPECT_EQ(t.tile_start.size(), size_t(all_tiles) + 1);
+    EXPECT_EQ(t.tile_end.size(), size_t(all_tiles));
     EXPECT_EQ(t.tile_start.front(), 0);
     EXPECT_EQ(t.col.size(), size_t(t.tile_start.back()));
     EXPECT_EQ(t.lrow.size(), t.col.size());
     EXPECT_EQ(t.val.size(), t.col.size());
 
+    // Where each long tile's local rows are: long_rows[group_first[q] + j] for local row j, the
+    // group's first row being the one whose partial sums [first, last) hold part `out`.
+    std::vector<int64_t> group_first(t.long_tiles.size(), -1);
+    for (size_t q = 0; q < t.long_tiles.size(); ++q) {
+        const auto &lt = t.long_tiles[q];
+        EXPECT_GE(lt.rows, 1);
+        EXPECT_LE(lt.rows, R);
+        for (size_t r = 0; r < t.long_rows.size(); ++r)
+            if (t.long_rows[r].first <= lt.out && lt.out < t.long_rows[r].last) group_first[q] = int64_t(r);
+        if (group_first[q] < 0 || size_t(group_first[q] + lt.rows) > t.long_rows.size()) {
+            ADD_FAILURE() << "long tile " << q << " writes no long row's partial sums, or past the last";
+            return 0;
+        }
+        for (int64_t j = 0; j < lt.rows; ++j) { // local row j: partial sums out + j·stride
+            const auto &lr = t.long_rows[size_t(group_first[q] + j)];
+            EXPECT_EQ(lr.last - lr.first, lt.stride);
+            EXPECT_GE(lt.out + j * lt.stride, lr.first);
+            EXPECT_LT(lt.out + j * lt.stride, lr.last);
+        }
+    }
+
     // Every tile entry, back to (row, column) -> value; each must be new.
     std::map<std::pair<int64_t, int64_t>, double> seen;
-    for (int64_t k = 0; k < t.tiles(); ++k) {
+    for (int64_t k = 0; k < all_tiles; ++k) {
         const int64_t b = t.tile_start[size_t(k)], e = t.tile_end[size_t(k)], next = t.tile_start[size_t(k) + 1];
         EXPECT_EQ(b % kTileAlign, 0) << "tile " << k;
         EXPECT_LE(b, e);
         EXPECT_LE(e, next);
         EXPECT_LT(next - e, kTileAlign) << "tile " << k << " padding";
-        const int64_t rb = k / S, s = k % S, r0 = rb * R, nr = std::min(R, m.rows - r0);
+        const bool is_long = k >= t.tiles();
+        const int64_t q = k - t.tiles();
+        const int64_t rb = k / S, s = k % S, r0 = rb * R;
+        const int64_t nr = is_long ? t.long_tiles[size_t(q)].rows : std::min(R, m.rows - r0);
+        if (is_long) EXPECT_GE(e - b, 1) << "long tile " << q << " is empty";
         for (int64_t p = b; p < e; ++p) {
             const int64_t c = int64_t(t.col[size_t(p)]), l = t.lrow[size_t(p)];
-            EXPECT_GE(c, t.slab_start[size_t(s)]) << "tile " << k << " entry " << p;
-            EXPECT_LT(c, t.slab_start[size_t(s) + 1]) << "tile " << k << " entry " << p;
+            if (!is_long) {
+                EXPECT_GE(c, t.slab_start[size_t(s)]) << "tile " << k << " entry " << p;
+                EXPECT_LT(c, t.slab_start[size_t(s)] + (t.slab_start[size_t(s) + 1] - t.slab_start[size_t(s)]))
+                    << "tile " << k << " entry " << p;
+            }
             EXPECT_LT(l, nr) << "tile " << k << " entry " << p;
             if (p > b) { // by column, then (stable) by row
                 const int64_t pc = int64_t(t.col[size_t(p) - 1]), pl = t.lrow[size_t(p) - 1];
                 EXPECT_TRUE(pc < c || (pc == c && pl < l)) << "tile " << k << " entry " << p << " out of order";
             }
-            const bool fresh = seen.emplace(std::make_pair(r0 + l, c), double(t.val[size_t(p)])).second;
-            EXPECT_TRUE(fresh) << "row " << r0 + l << " column " << c << " twice";
+            const int64_t row = is_long ? t.long_rows[size_t(group_first[size_t(q)] + l)].row : r0 + l;
+            const bool fresh = seen.emplace(std::make_pair(row, c), double(t.val[size_t(p)])).second;
+            EXPECT_TRUE(fresh) << "row " << row << " column " << c << " twice";
         }
         for (int64_t p = e; p < next; ++p)
             EXPECT_TRUE(t.col[size_t(p)] == I(0) && t.lrow[size_t(p)] == 0 && t.val[size_t(p)] == V(0));
     }
 
-    // Long rows: in row order, over their threshold; the others under it, all in the tiles.
-    int64_t tile_entries = 0;
+    // Long rows: in row order, over their threshold; the others under it. Every entry in a tile.
     size_t next_long = 0;
+    int64_t parts = 0;
     for (int64_t i = 0; i < m.rows; ++i) {
         const int64_t len = m.row_ptr[size_t(i) + 1] - m.row_ptr[size_t(i)];
         const bool is_long = next_long < t.long_rows.size() && t.long_rows[next_long].row == i;
-        if (!is_long) {
+        if (is_long) {
+            const auto &lr = t.long_rows[next_long++];
+            EXPECT_GT(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " left the tiles";
+            EXPECT_LT(lr.first, lr.last);
+            parts += lr.last - lr.first;
+        } else {
             EXPECT_LE(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " stayed in its tiles";
-            tile_entries += len;
-            for (int64_t p = m.row_ptr[size_t(i)]; p < m.row_ptr[size_t(i) + 1]; ++p) {
-                const auto it = seen.find({i, m.col[size_t(p)]});
-                if (it == seen.end()) {
-                    ADD_FAILURE() << "row " << i << " column " << m.col[size_t(p)] << " is in no tile";
-                    continue;
-                }
-                EXPECT_EQ(it->second, double(V(m.val[size_t(p)])));
+        }
+        for (int64_t p = m.row_ptr[size_t(i)]; p < m.row_ptr[size_t(i) + 1]; ++p) {
+            const auto it = seen.find({i, m.col[size_t(p)]});
+            if (it == seen.end()) {
+                ADD_FAILURE() << "row " << i << " column " << m.col[size_t(p)] << " is in no tile";
+                continue;
             }
-            continue;
-        }
-        const auto &lr = t.long_rows[next_long++];
-        EXPECT_GT(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " left the tiles";
-        EXPECT_LT(lr.first, lr.last);
-        EXPECT_EQ(lr.first, next_long == 1 ? 0 : t.long_rows[next_long - 2].last) << "chunks one after another";
-        const int64_t at = t.chunk_ptr[size_t(lr.first)];
-        EXPECT_EQ(t.chunk_ptr[size_t(lr.last)] - at, len);
-        for (int64_t c = lr.first; c < lr.last; ++c) {
-            EXPECT_GT(t.chunk_ptr[size_t(c) + 1], t.chunk_ptr[size_t(c)]);
-            EXPECT_LE(t.chunk_ptr[size_t(c) + 1] - t.chunk_ptr[size_t(c)], kLongChunk);
-        }
-        for (int64_t q = 0; q < len; ++q) {
-            EXPECT_EQ(int64_t(t.long_col[size_t(at + q)]), m.col[size_t(m.row_ptr[size_t(i)] + q)]);
-            EXPECT_EQ(t.long_val[size_t(at + q)], V(m.val[size_t(m.row_ptr[size_t(i)] + q)]));
+            EXPECT_EQ(it->second, double(V(m.val[size_t(p)])));
         }
     }
     EXPECT_EQ(next_long, t.long_rows.size()) << "long rows out of order";
-    EXPECT_EQ(int64_t(seen.size()), tile_entries) << "entries in the tiles that are not the matrix's";
-    EXPECT_EQ(int64_t(t.long_col.size()), m.nnz() - tile_entries);
-    EXPECT_EQ(t.scratch(), (S > 1 ? S * m.rows : 0) + t.chunks());
+    EXPECT_EQ(int64_t(seen.size()), m.nnz()) << "entries in the tiles that are not the matrix's";
+    EXPECT_EQ(parts, t.long_parts) << "every partial sum belongs to one long row";
+    EXPECT_EQ(t.scratch(), (S > 1 ? S * m.rows : 0) + t.long_parts);
     return int64_t(t.long_rows.size());
 }
 
@@ -152,12 +173,14 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
                            std::vector<double> y) {
     const int64_t R = t.tile_rows, S = t.slabs, rows = t.rows;
     std::vector<double> scratch(size_t(t.scratch()), std::numeric_limits<double>::quiet_NaN());
-    const int64_t sums_at = S > 1 ? S * rows : 0;
-    for (int64_t c = 0; c < t.chunks(); ++c) {
-        double s = 0;
-        for (int64_t p = t.chunk_ptr[size_t(c)]; p < t.chunk_ptr[size_t(c) + 1]; ++p)
-            s += double(t.long_val[size_t(p)]) * x[size_t(t.long_col[size_t(p)])];
-        scratch[size_t(sums_at + c)] = s;
+    const int64_t parts_at = S > 1 ? S * rows : 0;
+    for (size_t q = 0; q < t.long_tiles.size(); ++q) { // a long tile: its group's partial sums
+        const auto &lt = t.long_tiles[q];
+        const int64_t k = t.tiles() + int64_t(q);
+        std::vector<double> sum(size_t(lt.rows), 0.0);
+        for (int64_t p = t.tile_start[size_t(k)]; p < t.tile_end[size_t(k)]; ++p)
+            sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
+        for (int64_t j = 0; j < lt.rows; ++j) scratch[size_t(parts_at + lt.out + j * lt.stride)] = sum[size_t(j)];
     }
     auto store = [&](int64_t i, double s) { y[size_t(i)] = beta == 0 ? alpha * s : alpha * s + beta * y[size_t(i)]; };
     for (int64_t k = 0; k < t.tiles(); ++k) {
@@ -178,7 +201,7 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
         }
     for (const auto &lr : t.long_rows) {
         double s = 0;
-        for (int64_t c = lr.first; c < lr.last; ++c) s += scratch[size_t(sums_at + c)];
+        for (int64_t c = lr.first; c < lr.last; ++c) s += scratch[size_t(parts_at + c)];
         y[size_t(lr.row)] = alpha * s + y[size_t(lr.row)];
     }
     return y;
@@ -264,7 +287,8 @@ TEST(SpmvTiles, LayoutHoldsEveryEntryOnce) {
     }
 }
 
-// A dense row leaves its tiles whatever its block; a row at the threshold stays.
+// A dense row leaves its tiles whatever its block, into one group of long tiles of at least
+// kLongTileEntries entries; a row at the threshold stays.
 TEST(SpmvTiles, LongRowsSplitOut) {
     const CsrMatrix m = tessera::bench::one_dense_row(3000, 60000, 4, 1500, 4);
     const Typed<double, int32_t> a = typed<double, int32_t>(m);
@@ -272,13 +296,43 @@ TEST(SpmvTiles, LongRowsSplitOut) {
     ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), TilesConfig{}, 1, &t));
     ASSERT_EQ(t.long_rows.size(), 1u);
     EXPECT_EQ(t.long_rows[0].row, 1500);
-    EXPECT_EQ(t.long_rows[0].last - t.long_rows[0].first, (60000 + kLongChunk - 1) / kLongChunk);
+    const int64_t long_tiles = 60000 / kLongTileEntries; // 7 of 8571 or 8572 entries
+    EXPECT_EQ(t.long_rows[0].last - t.long_rows[0].first, long_tiles);
+    ASSERT_EQ(int64_t(t.long_tiles.size()), long_tiles);
+    for (int64_t q = 0; q < long_tiles; ++q) {
+        EXPECT_EQ(t.long_tiles[size_t(q)].rows, 1);
+        const int64_t k = t.tiles() + q, n = t.tile_end[size_t(k)] - t.tile_start[size_t(k)];
+        EXPECT_GE(n, kLongTileEntries);
+        EXPECT_LE(n, 60000 / long_tiles + 1);
+    }
     EXPECT_EQ(t.slabs, 1);
     TilesConfig at_limit;
     at_limit.long_row = 60000;
     ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), at_limit, 1, &t));
     EXPECT_TRUE(t.long_rows.empty());
-    EXPECT_EQ(t.chunks(), 0);
+    EXPECT_TRUE(t.long_tiles.empty());
+    EXPECT_EQ(t.long_parts, 0);
+}
+
+// Long rows beyond R make several groups of at most R rows; a group of many short long rows
+// takes kLongTileRowShare entries per row in each long tile, so its partial sums stay few.
+TEST(SpmvTiles, LongGroups) {
+    const CsrMatrix m = tessera::bench::random_k_per_row(500, 4000, 300, 6);
+    const Typed<float, int32_t> a = typed<float, int32_t>(m);
+    TileLayout<float, int32_t> t;
+    TilesConfig config;
+    config.tile_rows = 64;
+    config.long_row = 200; // every row is long: 8 groups (7 of 64 rows, one of 52)
+    ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), config, 2, &t));
+    check_layout(m, config, t);
+    check_products(m, t);
+    EXPECT_EQ(t.long_rows.size(), 500u);
+    int64_t groups = 0;
+    for (size_t q = 0; q < t.long_tiles.size(); ++q)
+        if (q == 0 || t.long_tiles[q].stride != t.long_tiles[q - 1].stride || t.long_tiles[q].out != t.long_tiles[q - 1].out + 1)
+            ++groups;
+    EXPECT_EQ(groups, 8);
+    EXPECT_LE(t.long_parts, m.nnz() / kLongTileRowShare);
 }
 
 // No layout without rows, or with more rows per tile than uint16 holds.
