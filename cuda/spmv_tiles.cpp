@@ -79,7 +79,7 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
 
     // Slabs, where the row blocks leave part of the device idle: S up to twice what fills it
     // once, each tile with at least kTileMinEntries entries, for the fullest last wave of blocks
-    // (the fewer slabs on a tie: every slab adds a pass over y).
+    // (the fewer slabs on a tie: every slab adds its rows into y with atomics).
     int64_t S = config.slabs;
     if (S <= 0) {
         S = 1;

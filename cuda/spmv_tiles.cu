@@ -5,10 +5,10 @@
 // threads read neighbouring columns, so sectors are shared), and add the products into the
 // partial sum of their row with shared-memory atomics (for doubles, one atomic after a warp sum
 // where all of a warp's lanes add to one row). A row block of one tile (S == 1) then writes
-// y = alpha·sum + beta·y; with S > 1 each tile writes its partial sums to the scratch and a
-// second kernel adds the S of them, in slab order, into y. A long tile writes its group's
-// partial sums; last, a warp per long row adds alpha·(its partial sums, in order) to y. Only the
-// shared-memory atomics make the order of additions vary from run to run.
+// y = alpha·sum + beta·y; with S > 1, y is first scaled by beta and each tile adds alpha·its
+// partial sums into y with global atomics. A long tile writes its group's partial sums to the
+// scratch; last, a warp per long row adds alpha·(its partial sums, in order) to y. The atomics
+// make the order of additions vary from run to run.
 #include <algorithm>
 
 #include "spmv_device.cuh"
@@ -19,46 +19,22 @@ namespace tessera::cuda {
 
 namespace spmv {
 
-constexpr int kTileWarps = kTileThreads / 32;
+// Long groups of at most this many rows step in lockstep (add_entries).
+constexpr int kLockstepRows = 32;
 
-template <typename V, typename I>
-__global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
-    csr_tiles(int64_t rows, int R, int slabs, int64_t tiles, int64_t long_tiles, const int64_t *__restrict__ tile_start,
-              const int64_t *__restrict__ tile_end, const I *__restrict__ col, const uint16_t *__restrict__ lrow,
-              const V *__restrict__ val, const LongTile *__restrict__ long_tile, const V *__restrict__ x, V alpha,
-              V beta, V *__restrict__ y, V *__restrict__ scratch) {
-    extern __shared__ __align__(16) unsigned char tile_shared[];
-    V *sum = reinterpret_cast<V *>(tile_shared);
-    const int tid = threadIdx.x, lane = tid & 31;
-
-    // Which tile: a long one (its group's rows), or row block rb's slab.
-    const bool is_long = int64_t(blockIdx.x) < long_tiles;
-    int64_t t, r0 = 0;
-    int nr, slab = 0;
-    LongTile lt{};
-    if (is_long) {
-        t = tiles + blockIdx.x;
-        lt = long_tile[blockIdx.x];
-        nr = lt.rows;
-    } else {
-        t = int64_t(blockIdx.x) - long_tiles;
-        const int64_t rb = t / slabs;
-        slab = int(t - rb * slabs);
-        r0 = rb * R;
-        nr = int(min(int64_t(R), rows - r0));
-    }
-    for (int k = tid; k < nr; k += kTileThreads) sum[k] = V(0);
-    __syncthreads();
-
+// Adds a_ij·x_j of entries [b, e) into sum[local row] with shared-memory atomics. LOCKSTEP:
+// every lane of a warp runs every step (q is the warp's first entry, entries past e add -0.0,
+// which changes no sum), and a warp whose lanes all add to one row adds once. Shared-memory
+// atomics on floating point are compare-and-swap loops: for doubles, kept in step this way they
+// measured 12% less time on random rows (H100), where floats measured 14% more; a long tile of
+// few rows needs it whatever the type (a warp's lanes would spin on one sum).
+template <typename V, typename I, bool LOCKSTEP>
+__device__ __forceinline__ void add_entries(V *sum, int64_t b, int64_t e, const I *__restrict__ col,
+                                            const uint16_t *__restrict__ lrow, const V *__restrict__ val,
+                                            const V *__restrict__ x, int tid, int lane) {
     constexpr int A = kTileAlign, G = kTileGroups<V, I>, STEP = kTileThreads * A;
-    const int64_t b = ld_ro(tile_start + t), e = ld_ro(tile_end + t);
-    // Doubles: every lane of a warp runs every step (q is the warp's first entry, entries past e
-    // add -0.0, which changes no sum), and a warp whose lanes all add to one row adds once. The
-    // 64-bit shared-memory atomics are compare-and-swap loops; kept in step this way, they
-    // measured 12% faster on random rows (H100), where floats measured faster as they were.
-    constexpr bool WARP_STEPS = sizeof(V) == 8;
-    for (int64_t q = b + int64_t(WARP_STEPS ? tid - lane : tid) * A; q < e; q += int64_t(STEP) * G) {
-        const int64_t p0 = WARP_STEPS ? q + int64_t(lane) * A : q;
+    for (int64_t q = b + int64_t(LOCKSTEP ? tid - lane : tid) * A; q < e; q += int64_t(STEP) * G) {
+        const int64_t p0 = LOCKSTEP ? q + int64_t(lane) * A : q;
         Pack<I, A> c[G];
         Pack<uint16_t, A> l[G];
         Pack<V, A> a[G];
@@ -87,7 +63,7 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
             for (int k = 0; k < A; ++k) {
                 const bool in = p0 + int64_t(g) * STEP + k < e;
                 const int row = l[g].v[k];
-                if constexpr (!WARP_STEPS) {
+                if constexpr (!LOCKSTEP) {
                     if (in) atomicAdd(sum + row, a[g].v[k] * xv[g][k]);
                 } else {
                     V v = in ? a[g].v[k] * xv[g][k] : V(-0.0);
@@ -101,27 +77,49 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
                 }
             }
     }
+}
+
+template <typename V, typename I>
+__global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
+    csr_tiles(int64_t rows, int R, int slabs, int64_t tiles, int64_t long_tiles, const int64_t *__restrict__ tile_start,
+              const int64_t *__restrict__ tile_end, const I *__restrict__ col, const uint16_t *__restrict__ lrow,
+              const V *__restrict__ val, const LongTile *__restrict__ long_tile, const V *__restrict__ x, V alpha,
+              V beta, V *__restrict__ y, V *__restrict__ scratch) {
+    extern __shared__ __align__(16) unsigned char tile_shared[];
+    V *sum = reinterpret_cast<V *>(tile_shared);
+    const int tid = threadIdx.x, lane = tid & 31;
+
+    // Which tile: a long one (its group's rows), or row block rb's slab.
+    const bool is_long = int64_t(blockIdx.x) < long_tiles;
+    int64_t t, r0 = 0;
+    int nr;
+    LongTile lt{};
+    if (is_long) {
+        t = tiles + blockIdx.x;
+        lt = long_tile[blockIdx.x];
+        nr = lt.rows;
+    } else {
+        t = int64_t(blockIdx.x) - long_tiles;
+        r0 = t / slabs * R;
+        nr = int(min(int64_t(R), rows - r0));
+    }
+    for (int k = tid; k < nr; k += kTileThreads) sum[k] = V(0);
+    __syncthreads();
+
+    const int64_t b = ld_ro(tile_start + t), e = ld_ro(tile_end + t);
+    if (sizeof(V) == 8 || (is_long && nr <= kLockstepRows))
+        add_entries<V, I, true>(sum, b, e, col, lrow, val, x, tid, lane);
+    else
+        add_entries<V, I, false>(sum, b, e, col, lrow, val, x, tid, lane);
     __syncthreads();
 
     if (is_long) {
-        V *part = scratch + (slabs > 1 ? int64_t(slabs) * rows : 0) + lt.out;
+        V *part = scratch + lt.out;
         for (int k = tid; k < nr; k += kTileThreads) part[int64_t(k) * lt.stride] = sum[k];
     } else if (slabs == 1) {
         for (int k = tid; k < nr; k += kTileThreads) store_y(y, r0 + k, alpha, sum[k], beta);
-    } else {
-        V *part = scratch + int64_t(slab) * rows + r0;
-        for (int k = tid; k < nr; k += kTileThreads) part[k] = sum[k];
-    }
-}
-
-// S > 1: y = alpha·(the slabs' partial sums, in slab order) + beta·y.
-template <typename V>
-__global__ void __launch_bounds__(256)
-    tiles_reduce(int64_t rows, int slabs, const V *__restrict__ part, V alpha, V beta, V *__restrict__ y) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows; i += int64_t(gridDim.x) * blockDim.x) {
-        V s = V(0);
-        for (int k = 0; k < slabs; ++k) s += ld_stream(part + int64_t(k) * rows + i);
-        store_y(y, i, alpha, s, beta);
+    } else { // y holds beta·y already
+        for (int k = tid; k < nr; k += kTileThreads) atomicAdd(y + r0 + k, alpha * sum[k]);
     }
 }
 
@@ -151,21 +149,17 @@ cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, V *scratch, c
     if (grid == 0) return cudaSuccess;
     if (grid > 0x7fffffff) return cudaErrorInvalidConfiguration;
     const size_t shared = size_t(t.tile_rows) * sizeof(V);
+    if (t.slabs > 1) // the slabs add into y
+        if (cudaError_t e = scale_vector<V>(a.rows, v.beta, v.y, stream); e != cudaSuccess) return e;
     csr_tiles<V, I><<<unsigned(grid), kTileThreads, shared, stream>>>(
         a.rows, int(t.tile_rows), int(t.slabs), t.tiles, t.long_tiles, t.tile_start, t.tile_end,
         static_cast<const I *>(t.col), t.lrow, static_cast<const V *>(t.val), t.long_tile, v.x, v.alpha, v.beta, v.y,
         scratch);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    if (t.slabs > 1) {
-        const int64_t blocks = std::min<int64_t>((a.rows + 255) / 256, 65536);
-        tiles_reduce<V><<<unsigned(blocks), 256, 0, stream>>>(a.rows, int(t.slabs), scratch, v.alpha, v.beta, v.y);
-        if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    }
     if (t.long_rows > 0) {
         unsigned blocks;
         if (cudaError_t e = grid_for(t.long_rows * 32, 128, &blocks); e != cudaSuccess) return e;
-        const V *sums = scratch + (t.slabs > 1 ? t.slabs * a.rows : 0);
-        tiles_long_rows<V><<<blocks, 128, 0, stream>>>(t.long_rows, t.long_row, sums, v.alpha, v.y);
+        tiles_long_rows<V><<<blocks, 128, 0, stream>>>(t.long_rows, t.long_row, scratch, v.alpha, v.y);
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
     return cudaSuccess;

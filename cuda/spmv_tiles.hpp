@@ -40,8 +40,8 @@ inline constexpr int64_t kTilesLongShare = 64;   // longer rows with > 1/64 of t
 inline constexpr int64_t kLongTileEntries = 8192;  // a long tile's entries, at least
 inline constexpr int64_t kLongTileRowShare = 8;    // ... and this many per row of its group
 
-// A long row: its partial sums are parts [first, last) of the long tiles' (after the slabs'
-// partial sums in the scratch); the pass after adds alpha·their sum (in order) to y[row].
+// A long row: its partial sums are parts [first, last) of the long tiles' (in the scratch);
+// the pass after adds alpha·their sum (in order) to y[row].
 struct LongRow {
     int64_t row, first, last;
 };
@@ -76,8 +76,8 @@ template <typename V, typename I> struct TileLayout {
     std::vector<LongRow> long_rows;   // in row order
     int64_t long_parts = 0;           // partial sums of the long tiles
     int64_t tiles() const { return row_blocks * slabs; }
-    // Scratch values a product needs: the slabs' partial sums (S > 1), then the long tiles'.
-    int64_t scratch() const { return (slabs > 1 ? slabs * rows : 0) + long_parts; }
+    // Scratch values a product needs: the long tiles' partial sums.
+    int64_t scratch() const { return long_parts; }
 };
 
 // The layout of a CSR matrix (rows sorted by column, as the library keeps them); `threads`

@@ -42,17 +42,17 @@ inline constexpr bool kGpuTilesAuto = false;
 inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
 inline constexpr double kGpuTilesMaxMean = 32;
 
-// AUTO's own rule for gpu_tiles (choose_format_gpu): rows no longer than kGpuTilesAutoMaxRow
-// (no long-row pass). Measured on an H100 (docs/performance.md), random 1M x 1M matrix with 16
-// per row against cuSPARSE's best: tiles (R = 16384 floats, 8192 doubles) 1.69x in float and
-// 1.10x in double, where ELL and every other CSR kernel ran 0.92-1.05x. On power-law rows (a
-// quarter of the entries in long rows) tiles ran 0.95x (float) and 0.72x (double) against
-// the merge path's 0.93x/0.92x, so long rows keep the rule off.
+// AUTO's own rule for gpu_tiles (choose_format_gpu): in double, only without rows longer than
+// kGpuTilesAutoMaxRow (no long tiles). Measured on an H100 against cuSPARSE's best
+// (docs/performance.md): on a random 1M x 1M matrix with 16 per row tiles (R = 16384 floats,
+// 8192 doubles) ran 1.78x in float and 1.13x in double, where ELL and every other CSR kernel ran
+// 0.92-1.05x; on power-law rows (a sixth of the entries in long rows, which go to long tiles)
+// 1.07x in float and 0.78x in double, against the merge path's 0.93x and 0.92x.
 inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
 inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
     const RowStats &r = s.row;
-    return (value_bytes == 4 || value_bytes == 8) && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
-           r.max_len <= kGpuTilesAutoMaxRow && s.far_fraction() >= kGpuMergeMinFar;
+    const bool rows_fit = value_bytes == 4 || (value_bytes == 8 && r.max_len <= kGpuTilesAutoMaxRow);
+    return rows_fit && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean && s.far_fraction() >= kGpuMergeMinFar;
 }
 
 inline bool is_gpu_kernel(Kernel k) { return k >= Kernel::gpu_rows && k <= Kernel::gpu_tiles; }

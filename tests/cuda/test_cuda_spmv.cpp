@@ -431,6 +431,7 @@ TEST(CudaSpmvVerbose, KernelChoiceIsLogged) {
         {power_law(30000, 30000, 10, 3), TSR_FORMAT_AUTO, "csr/gpu-merge"},
         {tridiagonal(20000, 1), TSR_FORMAT_AUTO, "dia/standard"},
         {random_k_per_row(20000, 20000, 16, 4), TSR_FORMAT_AUTO, "ell/standard"},
+        {random_k_per_row(20000, int64_t(1) << 19, 16, 5), TSR_FORMAT_AUTO, "csr/gpu-tiles"},
     };
     tsr_handle h = cuda_handle();
     for (const Expect &x : expect) {

@@ -3,8 +3,8 @@
 // local row, column and value; every entry of a long row in exactly one long tile of its
 // group; a tile's entries are sorted by column (stable: in row order within a column) and
 // start aligned; and the product replayed on the host the way the kernels run it (tiles into
-// shared sums, y directly or the slabs' scratch then a reduction, the long tiles' partial sums
-// added last) matches the plain CSR product, beta == 0 never reading y.
+// shared sums, then into y directly, or with several slabs each added into beta·y; the long
+// tiles' partial sums added last) matches the plain CSR product, beta == 0 never reading y.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,7 +163,7 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
     EXPECT_EQ(next_long, t.long_rows.size()) << "long rows out of order";
     EXPECT_EQ(int64_t(seen.size()), m.nnz()) << "entries in the tiles that are not the matrix's";
     EXPECT_EQ(parts, t.long_parts) << "every partial sum belongs to one long row";
-    EXPECT_EQ(t.scratch(), (S > 1 ? S * m.rows : 0) + t.long_parts);
+    EXPECT_EQ(t.scratch(), t.long_parts);
     return int64_t(t.long_rows.size());
 }
 
@@ -173,35 +173,32 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
                            std::vector<double> y) {
     const int64_t R = t.tile_rows, S = t.slabs, rows = t.rows;
     std::vector<double> scratch(size_t(t.scratch()), std::numeric_limits<double>::quiet_NaN());
-    const int64_t parts_at = S > 1 ? S * rows : 0;
     for (size_t q = 0; q < t.long_tiles.size(); ++q) { // a long tile: its group's partial sums
         const auto &lt = t.long_tiles[q];
         const int64_t k = t.tiles() + int64_t(q);
         std::vector<double> sum(size_t(lt.rows), 0.0);
         for (int64_t p = t.tile_start[size_t(k)]; p < t.tile_end[size_t(k)]; ++p)
             sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
-        for (int64_t j = 0; j < lt.rows; ++j) scratch[size_t(parts_at + lt.out + j * lt.stride)] = sum[size_t(j)];
+        for (int64_t j = 0; j < lt.rows; ++j) scratch[size_t(lt.out + j * lt.stride)] = sum[size_t(j)];
     }
-    auto store = [&](int64_t i, double s) { y[size_t(i)] = beta == 0 ? alpha * s : alpha * s + beta * y[size_t(i)]; };
+    // One slab: y = alpha·sum + beta·y. Several: y = beta·y first (0 for beta == 0, y not read),
+    // then each slab's tile adds alpha·its sums.
+    if (S > 1)
+        for (double &v : y) v = beta == 0 ? 0.0 : beta * v;
     for (int64_t k = 0; k < t.tiles(); ++k) {
-        const int64_t rb = k / S, s = k % S, r0 = rb * R, nr = std::min(R, rows - r0);
+        const int64_t r0 = k / S * R, nr = std::min(R, rows - r0);
         std::vector<double> sum(size_t(nr), 0.0);
         for (int64_t p = t.tile_start[size_t(k)]; p < t.tile_end[size_t(k)]; ++p)
             sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
         for (int64_t q = 0; q < nr; ++q) {
-            if (S == 1) store(r0 + q, sum[size_t(q)]);
-            else scratch[size_t(s * rows + r0 + q)] = sum[size_t(q)];
+            double &out = y[size_t(r0 + q)];
+            if (S > 1) out += alpha * sum[size_t(q)];
+            else out = beta == 0 ? alpha * sum[size_t(q)] : alpha * sum[size_t(q)] + beta * out;
         }
     }
-    if (S > 1)
-        for (int64_t i = 0; i < rows; ++i) {
-            double s = 0;
-            for (int64_t k = 0; k < S; ++k) s += scratch[size_t(k * rows + i)];
-            store(i, s);
-        }
     for (const auto &lr : t.long_rows) {
         double s = 0;
-        for (int64_t c = lr.first; c < lr.last; ++c) s += scratch[size_t(parts_at + c)];
+        for (int64_t c = lr.first; c < lr.last; ++c) s += scratch[size_t(c)];
         y[size_t(lr.row)] = alpha * s + y[size_t(lr.row)];
     }
     return y;
