@@ -32,44 +32,55 @@ cudaError_t launch(int bm, int bn, int threads, int smem, cudaStream_t stream, G
     return cudaGetLastError();
 }
 
+// Launches Ops<TA, TB>::kernel (with Ops<TA, TB>::smem bytes of shared memory) for the
+// transposes asked: every kernel family below is instantiated for all four.
+template <typename T, template <bool, bool> class Ops>
+cudaError_t launch_ops(int bm, int bn, int threads, cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) {
+    if (!ta && !tb) return launch<T, Ops<false, false>::kernel>(bm, bn, threads, Ops<false, false>::smem, stream, p);
+    if (!ta && tb) return launch<T, Ops<false, true>::kernel>(bm, bn, threads, Ops<false, true>::smem, stream, p);
+    if (ta && !tb) return launch<T, Ops<true, false>::kernel>(bm, bn, threads, Ops<true, false>::smem, stream, p);
+    return launch<T, Ops<true, true>::kernel>(bm, bn, threads, Ops<true, true>::smem, stream, p);
+}
+
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES, int MIN_BLOCKS>
+struct Simt {
+    template <bool TA, bool TB> struct Ops {
+        static constexpr auto kernel = simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, TA, TB>;
+        static constexpr int smem = STAGES * BK * (BM + BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
+    };
+};
+
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
           int MIN_BLOCKS>
 cudaError_t simt(cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) {
-    constexpr int threads = WARPS_M * WARPS_N * 32;
-    constexpr int pad = 16 / int(sizeof(T));
-    constexpr int smem = STAGES * BK * (BM + pad + BN + pad) * int(sizeof(T));
-#define TSR_SIMT(TA, TB) simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, TA, TB>
-    if (!ta && !tb) return launch<T, TSR_SIMT(false, false)>(BM, BN, threads, smem, stream, p);
-    if (!ta && tb) return launch<T, TSR_SIMT(false, true)>(BM, BN, threads, smem, stream, p);
-    if (ta && !tb) return launch<T, TSR_SIMT(true, false)>(BM, BN, threads, smem, stream, p);
-    return launch<T, TSR_SIMT(true, true)>(BM, BN, threads, smem, stream, p);
-#undef TSR_SIMT
+    using S = Simt<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS>;
+    return launch_ops<T, S::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS> struct Dmma {
+    template <bool TA, bool TB> struct Ops {
+        static constexpr auto kernel = dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>;
+        static constexpr int smem = frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>();
+    };
+};
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS>
 cudaError_t dmma(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
-    constexpr int threads = WARPS_M * WARPS_N * 32;
-#define TSR_DMMA(TA, TB) dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>
-#define TSR_SMEM(TA, TB) frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>()
-    if (!ta && !tb) return launch<double, TSR_DMMA(false, false)>(BM, BN, threads, TSR_SMEM(false, false), stream, p);
-    if (!ta && tb) return launch<double, TSR_DMMA(false, true)>(BM, BN, threads, TSR_SMEM(false, true), stream, p);
-    if (ta && !tb) return launch<double, TSR_DMMA(true, false)>(BM, BN, threads, TSR_SMEM(true, false), stream, p);
-    return launch<double, TSR_DMMA(true, true)>(BM, BN, threads, TSR_SMEM(true, true), stream, p);
-#undef TSR_SMEM
-#undef TSR_DMMA
+    using D = Dmma<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS>;
+    return launch_ops<double, D::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS> struct Tf32 {
+    template <bool TA, bool TB> struct Ops {
+        static constexpr auto kernel = tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>;
+        static constexpr int smem = frag_smem_bytes<float, BM, BN, BK, STAGES, TA, TB>();
+    };
+};
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS>
 cudaError_t tf32(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p) {
-    constexpr int threads = WARPS_M * WARPS_N * 32;
-#define TSR_TF32(TA, TB) tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>
-#define TSR_SMEM(TA, TB) frag_smem_bytes<float, BM, BN, BK, STAGES, TA, TB>()
-    if (!ta && !tb) return launch<float, TSR_TF32(false, false)>(BM, BN, threads, TSR_SMEM(false, false), stream, p);
-    if (!ta && tb) return launch<float, TSR_TF32(false, true)>(BM, BN, threads, TSR_SMEM(false, true), stream, p);
-    if (ta && !tb) return launch<float, TSR_TF32(true, false)>(BM, BN, threads, TSR_SMEM(true, false), stream, p);
-    return launch<float, TSR_TF32(true, true)>(BM, BN, threads, TSR_SMEM(true, true), stream, p);
-#undef TSR_SMEM
-#undef TSR_TF32
+    using F = Tf32<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS>;
+    return launch_ops<float, F::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
 
 bool large_tiles(const DeviceInfo &dev, int64_t m, int64_t n) {

@@ -57,14 +57,14 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     // into S_g long tiles of nearly equal counts, local row j's partial sums at
     // [first_g + j·S_g, first_g + (j + 1)·S_g).
     struct Group {
-        int64_t first_row, rows, entries, tiles;
+        int64_t first_row, rows, entries, tiles, first_tile; // first_tile: from the long tiles' first
     };
     std::vector<int64_t> long_list;
     for (int64_t i = 0; i < rows; ++i)
         if (is_long[size_t(i)]) long_list.push_back(i);
     std::vector<Group> groups;
     for (size_t q = 0; q < long_list.size(); q += size_t(R)) {
-        Group g{int64_t(q), std::min<int64_t>(R, int64_t(long_list.size() - q)), 0, 0};
+        Group g{int64_t(q), std::min<int64_t>(R, int64_t(long_list.size() - q)), 0, 0, int64_t(t.long_tiles.size())};
         for (int64_t j = 0; j < g.rows; ++j) g.entries += len(long_list[size_t(g.first_row + j)]);
         const int64_t per = std::max(kLongTileEntries, kLongTileRowShare * g.rows);
         g.tiles = std::max<int64_t>(1, g.entries / per);
@@ -134,8 +134,9 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
                 for (int64_t p = int64_t(row_ptr[i]); p < int64_t(row_ptr[i + 1]); ++p)
                     ++count[size_t(b * S + (S > 1 ? slab_of(int64_t(col[p])) : 0))];
     }
-    for (int64_t k = tiles; const Group &g : groups)
-        for (int64_t s = 0; s < g.tiles; ++s) count[size_t(k++)] = (s + 1) * g.entries / g.tiles - s * g.entries / g.tiles;
+    for (const Group &g : groups)
+        for (int64_t s = 0; s < g.tiles; ++s)
+            count[size_t(tiles + g.first_tile + s)] = (s + 1) * g.entries / g.tiles - s * g.entries / g.tiles;
     t.tile_start.resize(size_t(all_tiles) + 1);
     t.tile_end.resize(size_t(all_tiles));
     t.tile_start[0] = 0;
@@ -183,9 +184,7 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
                     for (int64_t p = int64_t(row_ptr[i]); p < int64_t(row_ptr[i + 1]); ++p)
                         e.push_back({col[p], uint16_t(j), val[p]});
                 }
-                int64_t first = tiles;
-                for (int64_t q = 0; q < b - blocks; ++q) first += groups[size_t(q)].tiles;
-                lay(e, first, g.tiles);
+                lay(e, tiles + g.first_tile, g.tiles);
             }
         }
     }
