@@ -110,6 +110,8 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
             T *c = g.C + (ic + ir) + (jc + jr) * g.ldc;
             if (rows == mr && cols == nr) {
                 uk.run(kc, a, b, c, g.ldc, g.alpha, beta);
+            } else if (uk.direct) { // partial tile: the unpacked path's tiles, on the panels
+                uk.direct(rows, cols, kc, g.alpha, a, mr, b, nr, 1, beta, c, g.ldc);
             } else { // partial tile: compute into a local tile, write only what exists
                 uk.run(kc, a, b, edge, mr, T(1), T(0));
                 for (int j = 0; j < cols; ++j)

@@ -9,6 +9,39 @@
 
 namespace tessera::cpu {
 
+// Copies MR (a compile-time count, so that the copy is a few vector moves) or `n` elements.
+template <int MR, typename T, typename Put>
+inline void put_run(T *d, const T *s, int n, Put put) {
+    if constexpr (MR > 0) {
+        for (int i = 0; i < MR; ++i) put(d[i], s[i]);
+    } else {
+        for (int i = 0; i < n; ++i) put(d[i], s[i]);
+    }
+}
+
+// Column-major op(A): for each of the kc columns, its mc contiguous rows are read in one run
+// (a long stream the prefetchers follow, instead of mr rows of every column per panel) and
+// dealt to the panels. MR > 0: the panel height at compile time; 0: `mr` at run time.
+template <int MR, typename T, bool Accumulate, typename Put>
+void pack_a_columns(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, T *dst, Put put) {
+    const int64_t full = mc / mr;
+    const int tail = int(mc - full * mr);
+    T *const tail_dst = dst + full * kc * mr;
+    constexpr int64_t ahead = 8; // columns: their lines are asked for while this one is copied
+    const int64_t line = 64 / int64_t(sizeof(T));
+    for (int64_t l = 0; l < kc; ++l, a += lda) {
+        if (l + ahead < kc)
+            for (int64_t i = 0; i < mc; i += line) __builtin_prefetch(a + ahead * lda + i, 0, 3);
+        for (int64_t p = 0; p < full; ++p) put_run<MR>(dst + p * kc * mr + l * mr, a + p * mr, mr, put);
+        if (tail) {
+            T *d = tail_dst + l * mr;
+            put_run<0>(d, a + full * mr, tail, put);
+            if constexpr (!Accumulate)
+                for (int i = tail; i < mr; ++i) d[i] = T(0);
+        }
+    }
+}
+
 // op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows, with A at
 // `a` (the call's A, or a block of it). Accumulate: add coef·op(A) to what is packed already
 // (for sums of blocks, as Strassen's products need); the zero padding is left alone.
@@ -19,25 +52,25 @@ void pack_a(const core::GemmArgs<T> &g, const T *a, int64_t i0, int64_t mc, int6
         if constexpr (Accumulate) d += coef * v;
         else d = v;
     };
+    if (!g.trans_a) { // column-major A: rows of a column are contiguous
+        const T *src = a + i0 + p0 * g.lda;
+        switch (mr) {
+        case 32: return pack_a_columns<32, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
+        case 16: return pack_a_columns<16, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
+        case 8: return pack_a_columns<8, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
+        default: return pack_a_columns<0, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
+        }
+    }
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const int rows = int(std::min<int64_t>(mr, mc - ir));
-        if (!g.trans_a) { // column-major A: rows of a column are contiguous
-            for (int64_t l = 0; l < kc; ++l) {
-                const T *src = a + (i0 + ir) + (p0 + l) * g.lda;
-                T *d = dst + l * mr;
-                for (int i = 0; i < rows; ++i) put(d[i], src[i]);
-                if constexpr (!Accumulate)
-                    for (int i = rows; i < mr; ++i) d[i] = T(0);
-            }
-        } else { // op(A) = A^T: element (i, l) is A[l + i*lda], contiguous in l
-            for (int i = 0; i < rows; ++i) {
-                const T *src = a + (p0) + (i0 + ir + i) * g.lda;
-                for (int64_t l = 0; l < kc; ++l) put(dst[l * mr + i], src[l]);
-            }
-            if constexpr (!Accumulate)
-                for (int i = rows; i < mr; ++i)
-                    for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
+        // op(A) = A^T: element (i, l) is A[l + i*lda], contiguous in l
+        for (int i = 0; i < rows; ++i) {
+            const T *src = a + (p0) + (i0 + ir + i) * g.lda;
+            for (int64_t l = 0; l < kc; ++l) put(dst[l * mr + i], src[l]);
         }
+        if constexpr (!Accumulate)
+            for (int i = rows; i < mr; ++i)
+                for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
     }
 }
 
