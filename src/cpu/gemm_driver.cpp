@@ -260,8 +260,7 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
 template <typename T> bool prefer_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
     if (!uk.direct) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    const int64_t short_rows = 2 * int64_t(uk.blocks.mr); // four vectors
-    return volume <= kDirectMaxVolume || g.m <= short_rows;
+    return volume <= kDirectMaxVolume || g.m <= uk.blocks.direct_m;
 }
 
 } // namespace

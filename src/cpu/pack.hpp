@@ -90,8 +90,12 @@ void pack_b_panel(const core::GemmArgs<T> &g, const T *b, int64_t p0, int64_t kc
         else d = v;
     };
     if (!g.trans_b) { // column-major B: element (l, j) is B[l + j*ldb], contiguous in l
+        constexpr int ahead = 4; // columns whose lines are asked for while this one is copied
+        const int64_t line = 64 / int64_t(sizeof(T));
         for (int j = 0; j < cols; ++j) {
             const T *src = b + p0 + (j0 + j) * g.ldb;
+            if (j0 + j + ahead < g.n)
+                for (int64_t l = 0; l < kc; l += line) __builtin_prefetch(src + ahead * g.ldb + l, 0, 3);
             for (int64_t l = 0; l < kc; ++l) put(dst[l * nr + j], src[l]);
         }
     } else { // op(B) = B^T: element (l, j) is B[j + l*ldb], contiguous in j

@@ -49,14 +49,14 @@ struct Avx512F64 {
 
 const MicroKernel<float> &avx512_kernel_f32() {
     static const MicroKernel<float> k{"avx512", register_tile_kernel<Avx512F32, 12>,
-                                      {32, 12, 384, 384, 4092}, DirectGemm<Avx512F32, 12>::run,
+                                      {32, 12, 384, 384, 4092, 128}, DirectGemm<Avx512F32, 12>::run,
                                       register_tile_kernel_multi<Avx512F32, 12>};
     return k;
 }
 
 const MicroKernel<double> &avx512_kernel_f64() {
     static const MicroKernel<double> k{"avx512", register_tile_kernel<Avx512F64, 12>,
-                                       {16, 12, 192, 384, 2040}, DirectGemm<Avx512F64, 12>::run,
+                                       {16, 12, 192, 384, 2040, 96}, DirectGemm<Avx512F64, 12>::run,
                                        register_tile_kernel_multi<Avx512F64, 12>};
     return k;
 }
