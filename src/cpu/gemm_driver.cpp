@@ -217,7 +217,8 @@ constexpr double kMinFlopsPerThread = 524288.0;
 
 int useful_threads(int requested, int64_t m, int64_t n, int64_t k) {
     const double flops = 2.0 * double(m) * double(n) * double(std::max<int64_t>(k, 1));
-    const double useful = std::max(1.0, flops / kMinFlopsPerThread);
+    if (requested <= 1 || flops < 2.0 * kMinFlopsPerThread) return 1; // no division on small calls
+    const double useful = flops / kMinFlopsPerThread;
     return int(std::min<double>(std::max(1, requested), useful));
 }
 

@@ -15,7 +15,7 @@ bool isa_supported(Isa isa) {
     case Isa::generic: return true;
 #if defined(__x86_64__) || defined(__i386__)
     case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case Isa::avx512: return __builtin_cpu_supports("avx512f");
+    case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
     default: return false;
 #endif

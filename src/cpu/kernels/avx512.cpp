@@ -1,4 +1,4 @@
-// AVX-512 micro-kernels (compiled with -mavx512f -mfma, run only where CPUID says so):
+// AVX-512 micro-kernels (compiled with -mavx512f -mavx512vl -mfma, run only where CPUID says so):
 // float 32×12 and double 16×12 register tiles (24 of the 32 zmm registers as accumulators),
 // and the unpacked direct path with masked edges.
 #include <immintrin.h>
@@ -45,18 +45,62 @@ struct Avx512F64 {
     static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_pd(p, m, v); }
 };
 
+// Half-width (ymm) twins with AVX-512VL masks, for products of at most one half-vector of
+// rows: a masked zmm FMA costs a full one (on cores that split 512-bit operations in two,
+// twice a ymm FMA), so a tile of 8 floats or 4 doubles runs on ymm registers.
+struct Avx512F32Y {
+    using T = float;
+    using Vec = __m256;
+    static constexpr int lanes = 8;
+    static Vec zero() { return _mm256_setzero_ps(); }
+    static Vec loadu(const T *p) { return _mm256_loadu_ps(p); }
+    static void storeu(T *p, Vec v) { _mm256_storeu_ps(p, v); }
+    static Vec set1(T x) { return _mm256_set1_ps(x); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+    static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+    using Mask = __mmask8;
+    static Mask mask(int n) { return Mask((1u << n) - 1u); }
+    static Vec maskload(const T *p, Mask m) { return _mm256_maskz_loadu_ps(m, p); }
+    static void maskstore(T *p, Mask m, Vec v) { _mm256_mask_storeu_ps(p, m, v); }
+};
+
+struct Avx512F64Y {
+    using T = double;
+    using Vec = __m256d;
+    static constexpr int lanes = 4;
+    static Vec zero() { return _mm256_setzero_pd(); }
+    static Vec loadu(const T *p) { return _mm256_loadu_pd(p); }
+    static void storeu(T *p, Vec v) { _mm256_storeu_pd(p, v); }
+    static Vec set1(T x) { return _mm256_set1_pd(x); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_pd(a, b, c); }
+    static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
+    using Mask = __mmask8;
+    static Mask mask(int n) { return Mask((1u << n) - 1u); }
+    static Vec maskload(const T *p, Mask m) { return _mm256_maskz_loadu_pd(m, p); }
+    static void maskstore(T *p, Mask m, Vec v) { _mm256_mask_storeu_pd(p, m, v); }
+};
+
+// The direct path: ymm tiles when all of op(A)'s rows fit one ymm register, zmm otherwise.
+template <typename Z, typename Y, int NR>
+void direct(int64_t m, int64_t n, int64_t k, typename Z::T alpha, const typename Z::T *a,
+            int64_t lda, const typename Z::T *b, int64_t b_rs, int64_t b_cs, typename Z::T beta,
+            typename Z::T *c, int64_t ldc) {
+    if (m <= Y::lanes) return DirectGemm<Y, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
+    DirectGemm<Z, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
+}
+
 } // namespace
 
 const MicroKernel<float> &avx512_kernel_f32() {
     static const MicroKernel<float> k{"avx512", register_tile_kernel<Avx512F32, 12>,
-                                      {32, 12, 384, 384, 4092, 128}, DirectGemm<Avx512F32, 12>::run,
+                                      {32, 12, 384, 384, 4092, 128}, direct<Avx512F32, Avx512F32Y, 12>,
                                       register_tile_kernel_multi<Avx512F32, 12>};
     return k;
 }
 
 const MicroKernel<double> &avx512_kernel_f64() {
     static const MicroKernel<double> k{"avx512", register_tile_kernel<Avx512F64, 12>,
-                                       {16, 12, 192, 384, 2040, 96}, DirectGemm<Avx512F64, 12>::run,
+                                       {16, 12, 192, 384, 2040, 96}, direct<Avx512F64, Avx512F64Y, 12>,
                                        register_tile_kernel_multi<Avx512F64, 12>};
     return k;
 }
