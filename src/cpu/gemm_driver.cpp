@@ -70,7 +70,7 @@ void macro_kernel_sum(const MicroKernel<T> &uk, const core::GemmArgs<T> &g,
                       const BlockTargets<T> &targets, const T *pa, const T *pb, int64_t ic,
                       int64_t mc, int64_t jc, int64_t jr0, int64_t jr1, int64_t nc, int64_t kc) {
     const int mr = uk.blocks.mr, nr = uk.blocks.nr;
-    alignas(64) T tile[32 * 32]; // mr, nr <= 32
+    alignas(64) T tile[32 * 32]; // mr·nr <= 1024
     T scale[4];
     for (int t = 0; t < targets.count; ++t) scale[t] = g.alpha * targets.coef[t];
     for (int64_t jr = jr0; jr < jr1; jr += nr) {
@@ -100,7 +100,7 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
                   const T *pb, int64_t ic, int64_t mc, int64_t jc, int64_t jr0, int64_t jr1,
                   int64_t nc, int64_t kc, T beta) {
     const int mr = uk.blocks.mr, nr = uk.blocks.nr;
-    alignas(64) T edge[32 * 32]; // mr, nr <= 32
+    alignas(64) T edge[32 * 32]; // mr·nr <= 1024
     for (int64_t jr = jr0; jr < jr1; jr += nr) {
         const int cols = int(std::min<int64_t>(nr, nc - jr));
         const T *b = pb + (jr / nr) * kc * nr;

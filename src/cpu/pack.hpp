@@ -55,6 +55,7 @@ void pack_a(const core::GemmArgs<T> &g, const T *a, int64_t i0, int64_t mc, int6
     if (!g.trans_a) { // column-major A: rows of a column are contiguous
         const T *src = a + i0 + p0 * g.lda;
         switch (mr) {
+        case 64: return pack_a_columns<64, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
         case 32: return pack_a_columns<32, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
         case 16: return pack_a_columns<16, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
         case 8: return pack_a_columns<8, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);

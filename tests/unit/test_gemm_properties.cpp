@@ -26,7 +26,7 @@ std::vector<Shape> small_shapes() {
     return s;
 }
 
-// Around the CPU blocking boundaries of every micro-kernel: MR (4, 8, 16, 32), NR (4, 6, 12),
+// Around the CPU blocking boundaries of every micro-kernel: MR (4, 8, 16, 32, 64), NR (4, 6, 12),
 // MC (96, 128, 192, 256, 384), KC (256, 384), NC (2040, 2048, 4092, 4096), and the split of
 // rows and column tiles between threads.
 std::vector<Shape> boundary_shapes() {
@@ -40,7 +40,9 @@ std::vector<Shape> boundary_shapes() {
             {17, 7, 9},     {15, 5, 255},
             // each side of direct_m (the unpacked path for short-wide products): 48, 96, 128
             {47, 301, 263}, {49, 299, 257}, {95, 300, 259}, {97, 263, 301}, {128, 263, 257},
-            {129, 257, 263}};
+            {129, 257, 263},
+            // packed, around the 64-row panels of the AVX-512 float kernel
+            {129, 131, 300}, {191, 47, 385}, {257, 13, 769}};
 }
 
 enum class Dtype { f32, f64 };
