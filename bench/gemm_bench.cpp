@@ -64,6 +64,11 @@ GemmBench::GemmBench(const Session &session, const CommonOptions &options, GemmB
     if (settings_.cublas_math.empty()) settings_.cublas_math = {CublasMath::fp32};
     if (session.openblas) openblas_ = make_openblas_gemm(*session.openblas);
     if (session.blis) blis_ = make_blis_gemm(*session.blis);
+    if (settings_.strassen_levels > 0) {
+        std::string why;
+        strassen_ = make_tessera_gemm(TSR_BACKEND_CPU, session.threads, &why, settings_.strassen_levels);
+        if (!strassen_) throw std::runtime_error("--strassen: " + why);
+    }
     plan_ = timing_plan(options, session.threads, session.any_anchor() && settings_.cpu_anchors_time);
 }
 
@@ -202,6 +207,11 @@ void GemmBench::run_typed(const GemmCase &c,
             if (cublas_alt) all.push_back(&*cublas_alt);
             if (openblas && !gpu) all.push_back(&*openblas);
             if (blis && !gpu) all.push_back(&*blis);
+            std::optional<Contender> strassen;
+            if (strassen_ && backend == TSR_BACKEND_CPU) {
+                strassen.emplace(contender(strassen_.get()));
+                all.push_back(&*strassen);
+            }
             // Host products shorter than a few microseconds are timed in batches of calls
             // back to back (one sample: the batch's time / its count), so that the clock's
             // own cost (tens of nanoseconds a read) stays out of the per-call time.
@@ -247,6 +257,11 @@ void GemmBench::run_typed(const GemmCase &c,
                 record.blis = side(next++);
                 if (record.blis->gflops > 0)
                     record.ratio_blis = record.ours->gflops / record.blis->gflops;
+            }
+            if (strassen) {
+                record.strassen = side(next++);
+                if (record.ours->gflops > 0)
+                    record.strassen_speedup = record.strassen->gflops / record.ours->gflops;
             }
         } catch (const std::exception &e) {
             record.status = "failed";

@@ -41,6 +41,10 @@ struct GemmRecord {
     // Backend cuda with --cublas-math fp32,tf32 (or tf32,fp32): the second cuBLAS side.
     std::optional<SideResult> anchor_alt;
     std::optional<double> ratio_alt; // ours / that side's GFLOP/s
+    // Backend cpu with --strassen: Tessera with Strassen's method on, and its GFLOP/s (of
+    // the classical count, 2mnk) over the classical side's.
+    std::optional<SideResult> strassen;
+    std::optional<double> strassen_speedup;
     // The measured peak of this precision at the run's threads, best instruction set
     // (Session::peak); each side's peak_fraction is its GFLOP/s over this.
     std::optional<double> peak_gflops;
@@ -52,6 +56,7 @@ struct GemmBenchSettings {
     std::vector<CublasMath> cublas_math{CublasMath::fp32}; // the first one is the anchor
     bool sampled_reference = false;
     bool cpu_anchors_time = true; // false when every case runs on the GPU: no settle pauses
+    int strassen_levels = 0;      // > 0: a Strassen side beside backend cpu (--strassen)
 };
 
 class GemmBench {
@@ -77,6 +82,7 @@ private:
     GemmBenchSettings settings_;
     TimingPlan plan_;
     std::unique_ptr<GemmProvider> openblas_, blis_;
+    std::unique_ptr<GemmProvider> strassen_; // Tessera cpu with Strassen's method (--strassen)
     std::map<tsr_backend, std::unique_ptr<GemmProvider>> backends_;
     std::map<tsr_backend, std::string> unavailable_;
     // The GPU sides for --backend cuda: Tessera on device pointers and cuBLAS in each of

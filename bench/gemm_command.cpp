@@ -136,12 +136,14 @@ int run_gemm_command(ArgCursor &args) {
     GemmBenchSettings settings;
     settings.cublas_math = cublas_math(options);
     settings.sampled_reference = options.sampled_reference;
+    settings.strassen_levels = options.strassen_levels;
     settings.cpu_anchors_time = cpu_anchors_time(session, options);
     GemmBench bench(session, options.common, settings);
     GemmColumns columns;
     columns.openblas = session.openblas != nullptr;
     columns.blis = session.blis != nullptr;
     columns.peak = session.peak.has_value();
+    columns.strassen = options.strassen_levels > 0;
     if (all_cuda(options)) {
         columns.gpu = true;
         columns.gpu_anchor = cublas_label(settings.cublas_math[0]);

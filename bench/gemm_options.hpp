@@ -53,6 +53,9 @@ struct GemmOptions {
     // second one beside it (sgemm only); empty: fp32.
     std::vector<CublasMath> cublas_math;
     bool sampled_reference = false; // --reference sampled: no full float64 product for sgemm
+    // --strassen L: a second CPU side, Tessera with L levels of Strassen's method (1 or 2),
+    // timed beside the classical one; 0: none.
+    int strassen_levels = 0;
 };
 
 // Parses the arguments after "gemm" (or all of them). Throws UsageError.

@@ -28,12 +28,17 @@ namespace {
 
 class TesseraGemm final : public GemmProvider {
 public:
-    TesseraGemm(tsr_handle handle, tsr_backend backend) : handle_(handle), backend_(backend) {}
+    TesseraGemm(tsr_handle handle, tsr_backend backend, int strassen_levels)
+        : handle_(handle), backend_(backend), strassen_levels_(strassen_levels) {}
     ~TesseraGemm() override { tsr_destroy(handle_); }
     TesseraGemm(const TesseraGemm &) = delete;
     TesseraGemm &operator=(const TesseraGemm &) = delete;
 
-    std::string name() const override { return std::string("tessera/") + backend_name(backend_); }
+    std::string name() const override {
+        std::string name = std::string("tessera/") + backend_name(backend_);
+        if (strassen_levels_ > 0) name += "+strassen" + std::to_string(strassen_levels_);
+        return name;
+    }
 
     void gemm(const GemmCall<float> &c) override {
         check(tsr_sgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
@@ -54,6 +59,7 @@ private:
     }
     tsr_handle handle_;
     tsr_backend backend_;
+    int strassen_levels_;
 };
 
 class OpenBlasGemm final : public GemmProvider {
@@ -119,7 +125,7 @@ private:
 } // namespace
 
 std::unique_ptr<GemmProvider> make_tessera_gemm(tsr_backend backend, int threads,
-                                                std::string *why_not) {
+                                                std::string *why_not, int strassen_levels) {
     tsr_handle handle = nullptr;
     auto fail = [&](const char *what, tsr_status status) -> std::unique_ptr<GemmProvider> {
         // tsr_last_error() names the function already; fall back on the status text.
@@ -135,7 +141,9 @@ std::unique_ptr<GemmProvider> make_tessera_gemm(tsr_backend backend, int threads
         return fail("tsr_set_backend", s);
     if (tsr_status s = tsr_set_num_threads(handle, threads); s != TSR_SUCCESS)
         return fail("tsr_set_num_threads", s);
-    return std::make_unique<TesseraGemm>(handle, backend);
+    if (tsr_status s = tsr_set_strassen(handle, strassen_levels, 0); s != TSR_SUCCESS)
+        return fail("tsr_set_strassen", s);
+    return std::make_unique<TesseraGemm>(handle, backend, strassen_levels);
 }
 
 std::unique_ptr<GemmProvider> make_openblas_gemm(const OpenBlas &library) {

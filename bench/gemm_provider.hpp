@@ -61,8 +61,9 @@ public:
 
 // Tessera through its public API, on a handle of its own set to `backend` and `threads`.
 // nullptr with *why_not filled when the backend cannot run here.
+// strassen_levels > 0: the handle runs Strassen's method (tsr_set_strassen, default block).
 std::unique_ptr<GemmProvider> make_tessera_gemm(tsr_backend backend, int threads,
-                                                std::string *why_not);
+                                                std::string *why_not, int strassen_levels = 0);
 
 // OpenBLAS through its CBLAS entry points; `library` must outlive the provider.
 std::unique_ptr<GemmProvider> make_openblas_gemm(const OpenBlas &library);

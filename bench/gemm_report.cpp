@@ -56,10 +56,12 @@ std::vector<Column> table_columns(const GemmColumns &c) {
     }
     if (c.openblas) cols.insert(cols.end(), {{"OpenBLAS GF/s", 13}, {"ratio", 6}});
     if (c.blis) cols.insert(cols.end(), {{"BLIS GF/s", 9}, {"ratio", 6}});
+    if (c.strassen) cols.insert(cols.end(), {{"Strassen GF/s", 13}, {"speed-up", 8}});
     if (c.peak) cols.push_back({"peak%", 5});
     cols.push_back({"Tessera err", 11});
     if (c.openblas) cols.push_back({"OpenBLAS err", 12});
     if (c.blis) cols.push_back({"BLIS err", 8});
+    if (c.strassen) cols.push_back({"Strassen err", 12});
     return cols;
 }
 
@@ -106,11 +108,13 @@ void GemmTable::row(const GemmRecord &r) {
     }
     if (columns_.openblas) cells.insert(cells.end(), {gflops(r.anchor), ratio(r.ratio)});
     if (columns_.blis) cells.insert(cells.end(), {gflops(r.blis), ratio(r.ratio_blis)});
+    if (columns_.strassen) cells.insert(cells.end(), {gflops(r.strassen), ratio(r.strassen_speedup)});
     if (columns_.peak)
         cells.push_back(r.ours->peak_fraction ? significant(100 * *r.ours->peak_fraction) : "-");
     cells.push_back(error(r.ours));
     if (columns_.openblas) cells.push_back(error(r.anchor));
     if (columns_.blis) cells.push_back(error(r.blis));
+    if (columns_.strassen) cells.push_back(error(r.strassen));
     table_.row(cells);
 }
 
@@ -142,6 +146,10 @@ void write_gemm_record(JsonWriter &json, const GemmRecord &r) {
         write_side(json, r.anchor_alt);
         json.key("ratio_alt");
         optional_number(json, r.ratio_alt);
+        json.key("strassen");
+        write_side(json, r.strassen);
+        json.key("strassen_speedup");
+        optional_number(json, r.strassen_speedup);
         json.key("peak_gflops");
         optional_number(json, r.peak_gflops);
         json.key("peak_fraction");

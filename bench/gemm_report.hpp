@@ -18,6 +18,7 @@ namespace tessera::bench {
 // cuBLAS's (named gpu_anchor), a second cuBLAS side's too where gpu_alt names one, and no peak.
 struct GemmColumns {
     bool openblas = true, blis = true, peak = true;
+    bool strassen = false; // a Strassen side (--strassen): its GF/s, speed-up and error
     bool gpu = false;
     std::string gpu_anchor = "cuBLAS", gpu_alt;
 };

@@ -130,7 +130,10 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
 template <typename T>
 tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads,
                         const Combination<T> *comb) {
-    const Blocking &bs = uk.blocks;
+    // Strassen's products add each tile into up to four blocks of C: a deeper KC (and an MC
+    // that keeps the A block in L2) makes fewer of those passes over C.
+    Blocking bs = uk.blocks;
+    if (comb) bs.kc = bs.strassen_kc, bs.mc = bs.strassen_mc;
     const int mr = bs.mr, nr = bs.nr;
     const int64_t row_panels = (g.m + mr - 1) / mr;
     const ThreadGrid grid = thread_grid(threads, row_panels);

@@ -148,15 +148,35 @@ inline void combine(T *d, int64_t ds, const PackSources<T> &s, int64_t off, int6
     }
 }
 
+// Asks for the lines of n elements at offset `off` of every source.
+template <typename T> inline void prefetch_sources(const PackSources<T> &s, int64_t off, int64_t n) {
+    const int64_t line = 64 / int64_t(sizeof(T));
+    for (int t = 0; t < s.count; ++t)
+        for (int64_t i = 0; i < n; i += line) __builtin_prefetch(s.ptr[t] + off + i, 0, 3);
+}
+
 template <typename T>
 void pack_a_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t i0, int64_t mc,
                 int64_t p0, int64_t kc, int mr, T *dst) {
+    if (!g.trans_a) { // a column at a time, as pack_a_columns: long runs, prefetched ahead
+        constexpr int64_t ahead = 8;
+        const int64_t full = mc / mr;
+        const int tail = int(mc - full * mr);
+        for (int64_t l = 0; l < kc; ++l) {
+            const int64_t off = i0 + (p0 + l) * g.lda;
+            if (l + ahead < kc) prefetch_sources(s, off + ahead * g.lda, mc);
+            for (int64_t p = 0; p < full; ++p) combine(dst + p * kc * mr + l * mr, 1, s, off + p * mr, mr);
+            if (tail) {
+                T *d = dst + full * kc * mr + l * mr;
+                combine(d, 1, s, off + full * mr, tail);
+                for (int i = tail; i < mr; ++i) d[i] = T(0);
+            }
+        }
+        return;
+    }
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const int rows = int(std::min<int64_t>(mr, mc - ir));
-        if (!g.trans_a)
-            for (int64_t l = 0; l < kc; ++l) combine(dst + l * mr, 1, s, (i0 + ir) + (p0 + l) * g.lda, rows);
-        else
-            for (int i = 0; i < rows; ++i) combine(dst + i, mr, s, p0 + (i0 + ir + i) * g.lda, kc);
+        for (int i = 0; i < rows; ++i) combine(dst + i, mr, s, p0 + (i0 + ir + i) * g.lda, kc);
         for (int i = rows; i < mr; ++i)
             for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
     }
@@ -166,7 +186,11 @@ template <typename T>
 void pack_b_panel_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t p0, int64_t kc,
                       int64_t j0, int cols, int nr, T *dst) {
     if (!g.trans_b)
-        for (int j = 0; j < cols; ++j) combine(dst + j, nr, s, p0 + (j0 + j) * g.ldb, kc);
+        for (int j = 0; j < cols; ++j) {
+            constexpr int ahead = 4;
+            if (j0 + j + ahead < g.n) prefetch_sources(s, p0 + (j0 + j + ahead) * g.ldb, kc);
+            combine(dst + j, nr, s, p0 + (j0 + j) * g.ldb, kc);
+        }
     else
         for (int64_t l = 0; l < kc; ++l) combine(dst + l * nr, 1, s, j0 + (p0 + l) * g.ldb, cols);
     for (int j = cols; j < nr; ++j)
