@@ -52,7 +52,8 @@ __device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS
 // m/n and k the stored matrix runs), STAGES deep; a warp computes a WM×WN tile as MT×NT
 // fragments of 16×8, reading per KS-deep step its A and B fragments from shared memory.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB>
-__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> p) {
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> whole) {
+    const GemmParams<double> p = k_slice<double, TA, TB>(whole);
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;

@@ -25,6 +25,40 @@ State *state_of(const core::ExecContext *ctx) {
 
 bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
+template <typename T> cudaError_t launch_gemm(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p) {
+    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
+    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
+}
+
+// Split-K: the kernel writes `slices` partial products (each over its slice of k) into slabs
+// of the state's buffer, and a second kernel sums them into C with alpha and beta. Returns
+// false, launching nothing, when the slabs cannot be had (the caller runs it unsplit).
+template <typename T>
+bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int slices, cudaError_t *e) {
+    constexpr int64_t vec = 16 / int64_t(sizeof(T));
+    const int64_t ldw = (a.m + vec - 1) / vec * vec;     // 16-byte aligned columns
+    const int64_t k_split = ((a.k + slices - 1) / slices + 63) / 64 * 64; // whole 64-deep steps
+    slices = int((a.k + k_split - 1) / k_split);
+    std::lock_guard<std::mutex> lock(s.split);
+    if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
+        s.split_free = nullptr;
+        return false;
+    }
+    if (s.split_slabs.reserve(size_t(slices) * size_t(ldw) * size_t(a.n) * sizeof(T)) != TSR_SUCCESS) return false;
+    T *W = static_cast<T *>(s.split_slabs.ptr);
+    const T alpha = p.alpha, beta = p.beta;
+    T *C = p.C;
+    const int64_t ldc = p.ldc;
+    p.C = W, p.ldc = ldw, p.vec_c = true;
+    p.alpha = T(1), p.beta = T(0);
+    p.splits = slices, p.k_split = k_split;
+    *e = cudaStreamWaitEvent(s.stream, s.split_free, 0);
+    if (*e == cudaSuccess) *e = launch_gemm(s, a, p);
+    if (*e == cudaSuccess) *e = launch_split_sum<T>(s.stream, slices, a.m, a.n, alpha, W, ldw, beta, C, ldc);
+    if (*e == cudaSuccess) *e = cudaEventRecord(s.split_free, s.stream);
+    return true;
+}
+
 template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda,
                                           const T *B, int64_t ldb, T *C, int64_t ldc) {
     if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
@@ -36,17 +70,19 @@ template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, 
     p.vec_a = aligned16(A) && lda % vec == 0;
     p.vec_b = aligned16(B) && ldb % vec == 0;
     p.vec_c = aligned16(C) && ldc % vec == 0;
+    const int slices = split_k_slices(s.dev, int(sizeof(T)), a.m, a.n, a.k, choice);
     if (verbose) {
         // One line per product, before the core's line for the call: which kernel ran.
-        char line[200];
-        std::snprintf(line, sizeof line, "tessera: cuda kernel %s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
-                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, choice), sizeof(T) == 4 ? 's' : 'd',
+        char line[240], split[40] = "";
+        if (slices > 1) std::snprintf(split, sizeof split, ", k in up to %d slices", slices);
+        std::snprintf(line, sizeof line, "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
+                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, choice), split, sizeof(T) == 4 ? 's' : 'd',
                       a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', (long long)a.m, (long long)a.n,
                       (long long)a.k);
         std::fputs(line, stderr);
     }
-    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
-    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
+    if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e)) return e;
+    return launch_gemm(s, a, p);
 }
 
 template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
@@ -138,6 +174,7 @@ void read_kernel_choice() {
     read_one("TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto", &choice.sgemm);
     read_one("TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
     read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
+    read_one("TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
     // As the core reads it (a whole number, 0 or 1); it warns about other values itself.
     verbose = false;
     if (const char *v = secure_getenv("TESSERA_VERBOSE"); v && *v) {

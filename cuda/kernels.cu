@@ -4,6 +4,8 @@
 
 #include <strings.h>
 
+#include <cstdlib>
+
 #include <mutex>
 
 #include "dmma_gemm.cuh"
@@ -27,8 +29,8 @@ cudaError_t launch(int bm, int bn, int threads, int smem, cudaStream_t stream, G
     p.tiles_m = (p.m + bm - 1) / bm;
     p.tiles_n = (p.n + bn - 1) / bn;
     const int64_t blocks = p.tiles_m * p.tiles_n;
-    if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    kernel<<<unsigned(blocks), threads, smem, stream>>>(p);
+    if (blocks > 0x7fffffff || p.splits > 65535) return cudaErrorInvalidConfiguration;
+    kernel<<<dim3(unsigned(blocks), unsigned(p.splits > 1 ? p.splits : 1)), threads, smem, stream>>>(p);
     return cudaGetLastError();
 }
 
@@ -102,6 +104,21 @@ const char *const kSgemmTiles[] = {"auto", "128x128", "128x128r1", "128x256", "2
 const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
+// C = alpha·Σ_s W_s + beta·C, one thread per element of C (m fastest: coalesced).
+template <typename T>
+__global__ void split_sum_kernel(int slices, int64_t m, int64_t n, T alpha, const T *W, int64_t ldw, T beta,
+                                 T *C, int64_t ldc) {
+    const int64_t total = m * n, slab = ldw * n;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+         e += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t i = e % m, j = e / m;
+        T sum = T(0);
+        for (int s = 0; s < slices; ++s) sum += W[s * slab + i + j * ldw];
+        T *c = C + i + j * ldc;
+        *c = beta == T(0) ? alpha * sum : alpha * sum + beta * *c;
+    }
+}
+
 template <typename E, size_t N> bool parse_name(const char *const (&names)[N], const char *name, E *out) {
     for (size_t i = 0; i < N; ++i)
         if (name && strcasecmp(name, names[i]) == 0) {
@@ -133,6 +150,38 @@ DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t, int64_t, DgemmKernel ke
 bool parse_sgemm_tile(const char *name, SgemmTile *out) { return parse_name(kSgemmTiles, name, out); }
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) { return parse_name(kDgemmKernels, name, out); }
 bool parse_sgemm_math(const char *name, SgemmMath *out) { return parse_name(kSgemmMaths, name, out); }
+bool parse_split_k(const char *name, int *out) {
+    if (strcasecmp(name, "auto") == 0) return *out = 0, true;
+    if (strcasecmp(name, "off") == 0) return *out = 1, true;
+    char *end = nullptr;
+    const long v = strtol(name, &end, 10);
+    if (end == name || *end != '\0' || v < 1 || v > 16) return false;
+    *out = int(v);
+    return true;
+}
+
+int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                   const KernelChoice &choice) {
+    if (choice.split_k > 0) return choice.split_k;
+    int bm = 128, bn = 128; // the tensor-core paths and the large SIMT tiles
+    if (elem_size == 4 && choice.math == SgemmMath::fp32) {
+        switch (sgemm_tile(dev, m, n, choice.sgemm)) {
+        case SgemmTile::t128x256: bn = 256; break;
+        case SgemmTile::t256x128: bm = 256; break;
+        case SgemmTile::t64x64: bm = bn = 64; break;
+        default: break;
+        }
+    } else if (elem_size == 8 && dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) {
+        bm = bn = 64;
+    }
+    const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    if (tiles >= dev.sm_count) return 1;
+    // About four blocks per multiprocessor, each slice of k at least 512 deep, at most 16.
+    int64_t slices = 4 * int64_t(dev.sm_count) / tiles;
+    if (slices > k / 512) slices = k / 512;
+    if (slices > 16) slices = 16;
+    return slices < 2 ? 1 : int(slices);
+}
 const char *sgemm_tile_names() { return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64"; }
 const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64"; }
 const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
@@ -207,6 +256,20 @@ cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C
     scale_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(m, n, beta, C, ldc);
     return cudaGetLastError();
 }
+
+template <typename T>
+cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
+                             int64_t ldw, T beta, T *C, int64_t ldc) {
+    const int64_t total = m * n;
+    const int64_t blocks = total / 256 + 1 < 8192 ? total / 256 + 1 : 8192;
+    split_sum_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(slices, m, n, alpha, W, ldw, beta, C, ldc);
+    return cudaGetLastError();
+}
+
+template cudaError_t launch_split_sum<float>(cudaStream_t, int, int64_t, int64_t, float, const float *, int64_t,
+                                             float, float *, int64_t);
+template cudaError_t launch_split_sum<double>(cudaStream_t, int, int64_t, int64_t, double, const double *,
+                                              int64_t, double, double *, int64_t);
 
 template cudaError_t launch_scale<float>(cudaStream_t, int64_t, int64_t, float, float *, int64_t);
 template cudaError_t launch_scale<double>(cudaStream_t, int64_t, int64_t, double, double *, int64_t);

@@ -28,6 +28,7 @@ struct KernelChoice {
     SgemmTile sgemm = SgemmTile::automatic;
     DgemmKernel dgemm = DgemmKernel::automatic;
     SgemmMath math = SgemmMath::fp32;
+    int split_k = 0; // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..16 that many slices of k
 };
 
 // Names as the environment spells them ("auto", "128x256", "simt", "tf32x3", ...), matched
@@ -35,6 +36,7 @@ struct KernelChoice {
 bool parse_sgemm_tile(const char *name, SgemmTile *out);
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
 bool parse_sgemm_math(const char *name, SgemmMath *out);
+bool parse_split_k(const char *name, int *out); // "auto", "off", or 1..16
 const char *sgemm_tile_names();
 const char *dgemm_kernel_names();
 const char *sgemm_math_names();
@@ -44,6 +46,15 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
                          const KernelChoice &choice);
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice);
+// Slices of k for split-K (1: none): automatic when the chosen kernel's tiles leave
+// multiprocessors idle (fewer tiles than SMs) and k is deep (512 or more per slice).
+int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                   const KernelChoice &choice);
+// C = alpha·Σ_s W_s + beta·C over `slices` slabs of W (m×n, leading dimension ldw, ldw·n
+// elements apart); beta == 0 never reads C.
+template <typename T>
+cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
+                             int64_t ldw, T beta, T *C, int64_t ldc);
 // C = beta·C (beta == 0: zeros, C not read), for alpha == 0 or k == 0.
 template <typename T>
 cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C, int64_t ldc);

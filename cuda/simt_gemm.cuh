@@ -35,7 +35,8 @@ template <typename T> __device__ __forceinline__ void stg4(T *p, const T (&v)[4]
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
           int MIN_BLOCKS, bool TA, bool TB>
 __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
-    simt_gemm_kernel(const GemmParams<T> p) {
+    simt_gemm_kernel(const GemmParams<T> whole) {
+    const GemmParams<T> p = k_slice<T, TA, TB>(whole);
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = 32 * GM, WN = 16 * GN;
     static_assert(WM * WARPS_M == BM && WN * WARPS_N == BN, "warp tiles must cover the block tile");

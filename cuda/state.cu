@@ -105,6 +105,8 @@ void destroy_state(State *state) {
         for (auto &b : state->vector) b.release();
         state->carries.release();
         if (state->carries_free) (void)cudaEventDestroy(state->carries_free);
+        state->split_slabs.release();
+        if (state->split_free) (void)cudaEventDestroy(state->split_free);
         state->pinned.release();
     }
     delete state;

@@ -43,6 +43,12 @@ struct State {
     DeviceBuffer vector[2];
     DeviceBuffer carries;
     cudaEvent_t carries_free = nullptr;
+    // Split-K gemm: the slabs of partial products, taken by one call at a time (`split`, not
+    // `staging`: device-operand calls do not take that one), with an event recorded after the
+    // sum that read them last (a product on another stream waits for it).
+    std::mutex split;
+    DeviceBuffer split_slabs;
+    cudaEvent_t split_free = nullptr;
 };
 
 // A new state for `device`; on failure a status with the reason recorded.

@@ -56,7 +56,8 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS, bool TA,
           bool TB>
 __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
-    tf32_gemm_kernel(const GemmParams<float> p) {
+    tf32_gemm_kernel(const GemmParams<float> whole) {
+    const GemmParams<float> p = k_slice<float, TA, TB>(whole);
     static_assert(TERMS == 1 || TERMS == 3, "plain TF32 or 3xTF32");
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;

@@ -166,7 +166,24 @@ template <typename T> struct GemmParams {
     int64_t ldc;
     int64_t tiles_m, tiles_n;
     bool vec_a, vec_b, vec_c; // 16-byte aligned with ld a multiple of the vector width
+    // Split-K (splits > 1): row y of the grid takes k_split steps of k from y·k_split and
+    // writes its partial product (alpha and beta as given: 1 and 0) to slab y of C, slabs
+    // ldc·n elements apart; a second kernel sums the slabs into the caller's C.
+    int splits;
+    int64_t k_split;
 };
+
+// The part of the product this block computes: all of it, or its slice of k under split-K.
+template <typename T, bool TA, bool TB> __device__ __forceinline__ GemmParams<T> k_slice(GemmParams<T> p) {
+    if (p.splits > 1) {
+        const int64_t s = blockIdx.y, l0 = s * p.k_split;
+        p.A += TA ? l0 : l0 * p.lda; // op(A)(i, l): A[l + i·lda] transposed, A[i + l·lda] not
+        p.B += TB ? l0 * p.ldb : l0; // op(B)(l, j): B[j + l·ldb] transposed, B[l + j·ldb] not
+        p.k = p.k - l0 < p.k_split ? p.k - l0 : p.k_split;
+        p.C += s * p.ldc * p.n;
+    }
+    return p;
+}
 
 // The tensor-core kernels' epilogue: lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1
 // of each 16×8 accumulator fragment (i, j) of the warp tile at (r0, c0) of C.

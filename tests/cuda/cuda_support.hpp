@@ -5,11 +5,20 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <strings.h>
+
+#include <cstdlib>
 #include <string>
 
 #include "gemm_oracle.hpp"
 
 namespace tessera::test {
+
+// True when the environment variable `name` is `value` (without regard to case).
+inline bool env_is(const char *name, const char *value) {
+    const char *v = std::getenv(name);
+    return v && strcasecmp(v, value) == 0;
+}
 
 // Empty when the CUDA backend can run here, else why not.
 std::string cuda_unavailable();

@@ -73,6 +73,26 @@ TEST_P(CudaGemm, LargeSquare) {
     }
 }
 
+// Few tiles and a deep k: split-K (automatic here, or forced by TESSERA_CUDA_SPLITK), with
+// alpha and beta applied once to the sum of the slices, on every transpose; with
+// TESSERA_VERBOSE=1 the log says that k was sliced.
+TEST_P(CudaGemm, SkinnySplitK) {
+    const bool verbose = env_is("TESSERA_VERBOSE", "1") && !env_is("TESSERA_CUDA_SPLITK", "off");
+    if (verbose) ::testing::internal::CaptureStderr();
+    int pad = 0;
+    for (Shape s : {Shape{40, 1024, 4096}, Shape{1000, 24, 3001}, Shape{5, 7, 2049}})
+        for (tsr_op ta : {TSR_OP_N, TSR_OP_T})
+            for (tsr_op tb : {TSR_OP_N, TSR_OP_T}) {
+                GemmCase c{TSR_COL_MAJOR, ta, tb, s.m, s.n, s.k, 0.75, ta == tb ? 0.0 : -0.5};
+                ASSERT_TRUE(run(c, pad)) << "pad " << pad;
+                pad = (pad + 1) % 4;
+            }
+    if (verbose) {
+        const std::string log = ::testing::internal::GetCapturedStderr();
+        EXPECT_NE(log.find("slices for"), std::string::npos) << log;
+    }
+}
+
 // NaN and Inf in the operands propagate; beta == 0 drops a NaN in C (run_and_check poisons C).
 TEST_P(CudaGemm, NanInfPropagate) {
     const int64_t n = 70;

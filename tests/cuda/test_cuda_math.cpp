@@ -19,11 +19,6 @@ namespace {
 
 enum class Math { fp32, tf32, tf32x3 };
 
-bool env_is(const char *name, const char *value) {
-    const char *v = std::getenv(name);
-    return v && strcasecmp(v, value) == 0;
-}
-
 Math math_mode() {
     if (env_is("TESSERA_CUDA_MATH", "tf32")) return Math::tf32;
     if (env_is("TESSERA_CUDA_MATH", "tf32x3")) return Math::tf32x3;
