@@ -97,11 +97,13 @@ GemmProvider *GemmBench::tessera(tsr_backend backend, std::string *why_not) {
     if (backend == TSR_BACKEND_CUDA) { // on device pointers, next to cuBLAS
         if (!cuda_tried_) {
             cuda_tried_ = true;
-            tessera_cuda_ = make_tessera_cuda_gemm(&cuda_why_);
+            const bool host = settings_.cuda_host_operands;
+            tessera_cuda_ = host ? make_tessera_gemm(TSR_BACKEND_CUDA, session_.threads, &cuda_why_)
+                                 : make_tessera_cuda_gemm(&cuda_why_);
             std::string cublas_why;
             if (tessera_cuda_) {
                 for (CublasMath math : settings_.cublas_math) {
-                    auto cublas = make_cublas_gemm(math, &cublas_why);
+                    auto cublas = make_cublas_gemm(math, &cublas_why, host);
                     if (!cublas) break; // no cuBLAS: no anchor at all
                     cublas_.push_back(std::move(cublas));
                 }

@@ -57,6 +57,7 @@ struct GemmBenchSettings {
     bool sampled_reference = false;
     bool cpu_anchors_time = true; // false when every case runs on the GPU: no settle pauses
     int strassen_levels = 0;      // > 0: a Strassen side beside backend cpu (--strassen)
+    bool cuda_host_operands = false; // --cuda-operands host
 };
 
 class GemmBench {

@@ -20,7 +20,8 @@ namespace {
 
 // The CUDA backend's kernel choice, read by the plugin from these variables once per process:
 // a run measures one SGEMM tile, DGEMM kernel and math mode (bench/README.md loops over them).
-const char *const kCudaKernelVariables[] = {"TESSERA_CUDA_SGEMM", "TESSERA_CUDA_DGEMM", "TESSERA_CUDA_MATH"};
+const char *const kCudaKernelVariables[] = {"TESSERA_CUDA_SGEMM", "TESSERA_CUDA_DGEMM", "TESSERA_CUDA_MATH",
+                                            "TESSERA_CUDA_SPLITK"};
 
 bool all_cuda(const GemmOptions &o) {
     return !o.backends.empty() &&
@@ -35,7 +36,9 @@ std::vector<CublasMath> cublas_math(const GemmOptions &o) {
     return o.cublas_math.empty() ? std::vector<CublasMath>{CublasMath::fp32} : o.cublas_math;
 }
 
-std::string cublas_label(CublasMath m) { return m == CublasMath::tf32 ? "cuBLAS-tf32" : "cuBLAS"; }
+std::string cublas_label(CublasMath m, bool host) {
+    return std::string(m == CublasMath::tf32 ? "cuBLAS-tf32" : "cuBLAS") + (host ? "+copies" : "");
+}
 
 // Whether the CPU anchors take turns with Tessera: not when every case runs on the GPU.
 bool cpu_anchors_time(const Session &s, const GemmOptions &o) { return s.any_anchor() && !all_cuda(o); }
@@ -137,6 +140,7 @@ int run_gemm_command(ArgCursor &args) {
     settings.cublas_math = cublas_math(options);
     settings.sampled_reference = options.sampled_reference;
     settings.strassen_levels = options.strassen_levels;
+    settings.cuda_host_operands = options.cuda_host_operands;
     settings.cpu_anchors_time = cpu_anchors_time(session, options);
     GemmBench bench(session, options.common, settings);
     GemmColumns columns;
@@ -146,8 +150,8 @@ int run_gemm_command(ArgCursor &args) {
     columns.strassen = options.strassen_levels > 0;
     if (all_cuda(options)) {
         columns.gpu = true;
-        columns.gpu_anchor = cublas_label(settings.cublas_math[0]);
-        if (settings.cublas_math.size() > 1) columns.gpu_alt = cublas_label(settings.cublas_math[1]);
+        columns.gpu_anchor = cublas_label(settings.cublas_math[0], options.cuda_host_operands);
+        if (settings.cublas_math.size() > 1) columns.gpu_alt = cublas_label(settings.cublas_math[1], options.cuda_host_operands);
     }
     GemmTable table(log, columns);
     table.header();

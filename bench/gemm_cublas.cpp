@@ -1,6 +1,7 @@
 // cuBLAS (FP32 or TF32 math) and Tessera/cuda on the device: operands copied to device buffers
 // once per case (untimed), each call timed by CUDA events on the provider's stream, C copied
-// back when the bench asks for it.
+// back when the bench asks for it. With host operands, cuBLAS's calls copy in and out instead,
+// timed end to end by the host's clock.
 #include "gemm_cublas.hpp"
 
 #ifdef TESSERA_BENCH_HAVE_CUDA
@@ -9,6 +10,8 @@
 #endif
 
 #include <stdexcept>
+
+#include "timing.hpp"
 
 namespace tessera::bench {
 
@@ -107,7 +110,7 @@ cublasOperation_t op(tsr_op o) { return o == TSR_OP_N ? CUBLAS_OP_N : CUBLAS_OP_
 
 class CublasGemm final : public DeviceSide {
   public:
-    explicit CublasGemm(CublasMath math) : math_(math) {
+    CublasGemm(CublasMath math, bool host_operands) : math_(math), host_(host_operands) {
         if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
         cublasSetStream(h_, stream_);
         // FP32: no TF32, an FP32 product against FP32. TF32: SGEMM on the tensor cores with
@@ -115,10 +118,48 @@ class CublasGemm final : public DeviceSide {
         const cublasMath_t mode = math == CublasMath::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
         if (cublasSetMathMode(h_, mode) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasSetMathMode failed");
     }
-    ~CublasGemm() override { cublasDestroy(h_); }
-    std::string name() const override { return math_ == CublasMath::tf32 ? "cublas-tf32" : "cublas"; }
+    ~CublasGemm() override {
+        for (void *p : host_buf_) cudaFree(p);
+        cublasDestroy(h_);
+    }
+    std::string name() const override {
+        return std::string(math_ == CublasMath::tf32 ? "cublas-tf32" : "cublas") + (host_ ? "+copies" : "");
+    }
+    // Host operands: copies in, the product and the copy out, by the host's clock.
+    void gemm(const GemmCall<float> &c) override { host_ ? (void)end_to_end(c) : DeviceSide::gemm(c); }
+    void gemm(const GemmCall<double> &c) override { host_ ? (void)end_to_end(c) : DeviceSide::gemm(c); }
+    double timed_gemm(const GemmCall<float> &c) override { return host_ ? end_to_end(c) : DeviceSide::timed_gemm(c); }
+    double timed_gemm(const GemmCall<double> &c) override { return host_ ? end_to_end(c) : DeviceSide::timed_gemm(c); }
+    void new_operands() override { if (!host_) DeviceSide::new_operands(); }
+    void fetch_result() override { if (!host_) DeviceSide::fetch_result(); }
 
   private:
+    template <class T> double end_to_end(const GemmCall<T> &call) {
+        GemmCall<T> c = as_column_major(call);
+        const int64_t ac = c.transa == TSR_OP_N ? c.k : c.m, bc = c.transb == TSR_OP_N ? c.n : c.k;
+        const size_t bytes[3] = {size_t(c.lda) * ac * sizeof(T), size_t(c.ldb) * bc * sizeof(T),
+                                 size_t(c.ldc) * c.n * sizeof(T)};
+        for (int i = 0; i < 3; ++i) // grown outside the timed part (the warm-up does it)
+            if (bytes[i] > host_size_[i]) {
+                cudaFree(host_buf_[i]);
+                host_buf_[i] = nullptr, host_size_[i] = 0;
+                check(cudaMalloc(&host_buf_[i], bytes[i]), "cudaMalloc");
+                host_size_[i] = bytes[i];
+            }
+        GemmCall<T> d = c;
+        d.A = static_cast<const T *>(host_buf_[0]), d.B = static_cast<const T *>(host_buf_[1]);
+        d.C = static_cast<T *>(host_buf_[2]);
+        const double start = now_seconds();
+        check(cudaMemcpyAsync(host_buf_[0], c.A, bytes[0], cudaMemcpyHostToDevice, stream_), "copy A");
+        check(cudaMemcpyAsync(host_buf_[1], c.B, bytes[1], cudaMemcpyHostToDevice, stream_), "copy B");
+        if (c.beta != T(0))
+            check(cudaMemcpyAsync(host_buf_[2], c.C, bytes[2], cudaMemcpyHostToDevice, stream_), "copy C");
+        launch(d);
+        check(cudaMemcpyAsync(c.C, host_buf_[2], bytes[2], cudaMemcpyDeviceToHost, stream_), "copy C back");
+        check(cudaStreamSynchronize(stream_), "gemm");
+        return now_seconds() - start;
+    }
+
     void launch(const GemmCall<float> &c) override {
         if (cublasSgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A, int(c.lda), c.B,
                         int(c.ldb), &c.beta, c.C, int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
@@ -131,6 +172,9 @@ class CublasGemm final : public DeviceSide {
     }
     cublasHandle_t h_ = nullptr;
     CublasMath math_;
+    bool host_;
+    void *host_buf_[3] = {nullptr, nullptr, nullptr}; // device copies for host operands
+    size_t host_size_[3] = {0, 0, 0};
 };
 
 class TesseraCudaGemm final : public DeviceSide {
@@ -168,10 +212,10 @@ bool have_device(std::string *why_not) {
 
 } // namespace
 
-std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not) {
+std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not, bool host_operands) {
     if (!have_device(why_not)) return nullptr;
     try {
-        return std::make_unique<CublasGemm>(math);
+        return std::make_unique<CublasGemm>(math, host_operands);
     } catch (const std::exception &e) {
         *why_not = e.what();
         return nullptr;
@@ -190,7 +234,7 @@ std::unique_ptr<GemmProvider> make_tessera_cuda_gemm(std::string *why_not) {
 
 #else
 
-std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath, std::string *why_not) {
+std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath, std::string *why_not, bool) {
     *why_not = "tessera-bench was built without CUDA";
     return nullptr;
 }

@@ -151,6 +151,9 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
             }
         } else if (auto v = args.take_option("--cublas-math")) {
             add_cublas_math(*v, options.cublas_math);
+        } else if (auto v = args.take_option("--cuda-operands")) {
+            if (*v != "device" && *v != "host") throw UsageError("--cuda-operands: '" + *v + "' is not device or host");
+            options.cuda_host_operands = *v == "host";
         } else if (auto v = args.take_option("--strassen")) {
             if (*v != "1" && *v != "2") throw UsageError("--strassen: '" + *v + "' is not 1 or 2");
             options.strassen_levels = (*v)[0] - '0';
@@ -238,6 +241,11 @@ std::string gemm_usage() {
                "  --reference full|sampled  sgemm's reference: every entry by a float64 dgemm\n"
                "                    (default, where OpenBLAS or BLIS is loaded) or 1024 sampled\n"
                "                    entries in long double (fast for large GPU products)\n"
+               "  --cuda-operands device|host  for --backend cuda: the operands on the device\n"
+               "                    (default; kernels timed with CUDA events), or in host memory:\n"
+               "                    each call end to end by the host's clock, Tessera given the\n"
+               "                    host pointers, cuBLAS with plain copies of A, B (and C when\n"
+               "                    beta != 0) in and of C out\n"
                "  --strassen L      for backend cpu: also time Tessera with L (1 or 2) levels of\n"
                "                    Strassen's method beside the classical product, and report\n"
                "                    its speed over the classical one's and its error\n"

@@ -56,6 +56,9 @@ struct GemmOptions {
     // --strassen L: a second CPU side, Tessera with L levels of Strassen's method (1 or 2),
     // timed beside the classical one; 0: none.
     int strassen_levels = 0;
+    // --cuda-operands host: backend cuda called with the host matrices (Tessera stages them
+    // itself), end to end by the host's clock, against cuBLAS with plain copies in and out.
+    bool cuda_host_operands = false;
 };
 
 // Parses the arguments after "gemm" (or all of them). Throws UsageError.
