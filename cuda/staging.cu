@@ -1,11 +1,12 @@
 // Host operands through pinned buffers: pageable memory is copied in column chunks into the
-// two pinned halves in turn, each half's transfer overlapping the host copy of the next chunk.
+// two pinned halves in turn (by several threads, host_copy.cpp), each half's transfer
+// overlapping the host copy of the next chunk.
 #include "staging.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "error.hpp"
+#include "host_copy.hpp"
 
 namespace tessera::cuda {
 
@@ -49,8 +50,7 @@ tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t co
             return fail_cuda(e, "staging wait");
         auto *stage = static_cast<unsigned char *>(s.pinned.half[turn]);
         const auto *from = static_cast<const unsigned char *>(src);
-        for (int64_t j = 0; j < nc; ++j)
-            std::memcpy(stage + size_t(j) * pitch, from + size_t((c0 + j) * ld * elem), pitch);
+        copy_columns(stage, pitch, from + size_t(c0 * ld * elem), size_t(ld * elem), pitch, nc);
         cudaError_t e = cudaMemcpyAsync(static_cast<unsigned char *>(dst) + size_t(c0) * pitch, stage,
                                         size_t(nc) * pitch, cudaMemcpyHostToDevice, s.stream);
         if (e == cudaSuccess) e = cudaEventRecord(s.pinned.done[turn], s.stream);
@@ -86,8 +86,7 @@ tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t 
         const int64_t c0 = c * per, nc = std::min(per, cols - c0);
         const auto *stage = static_cast<const unsigned char *>(s.pinned.half[c & 1]);
         auto *to = static_cast<unsigned char *>(dst);
-        for (int64_t j = 0; j < nc; ++j)
-            std::memcpy(to + size_t((c0 + j) * ld * elem), stage + size_t(j) * pitch, pitch);
+        copy_columns(to + size_t(c0 * ld * elem), size_t(ld * elem), stage, pitch, pitch, nc);
         if (c + 2 < chunks)
             if (cudaError_t e = issue(c + 2); e != cudaSuccess) return fail_cuda(e, "cannot copy C back");
     }
