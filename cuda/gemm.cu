@@ -76,7 +76,7 @@ template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, 
         char line[240], split[40] = "";
         if (slices > 1) std::snprintf(split, sizeof split, ", k in up to %d slices", slices);
         std::snprintf(line, sizeof line, "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
-                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, choice), split, sizeof(T) == 4 ? 's' : 'd',
+                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, choice), split, sizeof(T) == 4 ? 's' : 'd',
                       a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', (long long)a.m, (long long)a.n,
                       (long long)a.k);
         std::fputs(line, stderr);

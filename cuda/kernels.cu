@@ -137,12 +137,15 @@ SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile
     return large_tiles(dev, m, n) ? SgemmTile::t256x128 : SgemmTile::t64x64;
 }
 
-// Automatic: dmma 64x64 at every size. Measured on an H100 against cuBLAS (docs/performance.md):
-// 0.80-0.82x at 2048-8192, where the 128x128 tile (one block of 8 warps per SM) made 0.72-0.80x.
-DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t, int64_t, DgemmKernel kernel) {
+// Automatic: dmma 64x64, but 128x128 for a short k (at most 256) with a 128x128 tile for every
+// multiprocessor. Measured on an H100 against cuBLAS (docs/performance.md): 64x64 0.80-0.82x
+// at 2048-8192, where the 128x128 tile (one block of 8 warps per SM) made 0.72-0.80x; with
+// k = 64-256 the 128x128 tile 0.69-0.84x where 64x64 made 0.63-0.74x (half the tiles, each
+// writing four times the C per prologue).
+DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k, DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
-    return DgemmKernel::t64x64;
+    return k <= 256 && large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
 }
 
 } // namespace
@@ -175,7 +178,7 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
         case SgemmTile::t64x64: bm = bn = 64, resident = 2; break;
         default: break;
         }
-    } else if (elem_size == 8 && dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) {
+    } else if (elem_size == 8 && dgemm_kernel(dev, m, n, k, choice.dgemm) != DgemmKernel::t128x128) {
         bm = bn = 64, resident = 2;
     }
     const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
@@ -222,7 +225,7 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 // with m16n8k8, four stages (76 KiB, two blocks per SM).
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice) {
-    switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
+    switch (dgemm_kernel(dev, p.m, p.n, p.k, choice.dgemm)) {
     case DgemmKernel::simt: return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
     case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 4, 8>(stream, ta, tb, p);
     case DgemmKernel::t128x128:
@@ -231,7 +234,7 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     return dmma<128, 128, 16, 2, 4, 4, 4>(stream, ta, tb, p);
 }
 
-const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n,
+const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                              const KernelChoice &choice) {
     if (elem_size == 4) {
         if (choice.math == SgemmMath::tf32) return "tf32-f32-128x128";
@@ -247,7 +250,7 @@ const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, in
         }
         return "simt-f32-128x128";
     }
-    switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
+    switch (dgemm_kernel(dev, m, n, k, choice.dgemm)) {
     case DgemmKernel::simt: return "simt-f64-64x64";
     case DgemmKernel::t64x64: return "dmma-f64-64x64";
     case DgemmKernel::t128x128:

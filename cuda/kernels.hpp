@@ -61,7 +61,7 @@ cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C
 
 // Which kernel launch_sgemm / launch_dgemm runs for this shape (for the call log, tests):
 // "simt-f32-128x256", "tf32x3-f32-128x128", "dmma-f64-64x64", ...
-const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n,
+const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                              const KernelChoice &choice);
 
 } // namespace tessera::cuda
