@@ -3,6 +3,7 @@
 // and the unpacked direct path with masked edges.
 #include <immintrin.h>
 
+#include "cpu/kernels/avx2_traits.hpp"
 #include "cpu/kernels/direct_tile.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/kernels/register_tile.hpp"
@@ -48,37 +49,22 @@ struct Avx512F64 {
 // Half-width (ymm) twins with AVX-512VL masks, for products of at most one half-vector of
 // rows: a masked zmm FMA costs a full one (on cores that split 512-bit operations in two,
 // twice a ymm FMA), so a tile of 8 floats or 4 doubles runs on ymm registers.
-struct Avx512F32Y {
-    using T = float;
-    using Vec = __m256;
-    static constexpr int lanes = 8;
-    static Vec zero() { return _mm256_setzero_ps(); }
-    static Vec loadu(const T *p) { return _mm256_loadu_ps(p); }
-    static void storeu(T *p, Vec v) { _mm256_storeu_ps(p, v); }
-    static Vec set1(T x) { return _mm256_set1_ps(x); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+template <typename Ymm> struct MaskedYmm : Ymm {
+    using T = typename Ymm::T;
+    using Vec = typename Ymm::Vec;
     using Mask = __mmask8;
     static Mask mask(int n) { return Mask((1u << n) - 1u); }
-    static Vec maskload(const T *p, Mask m) { return _mm256_maskz_loadu_ps(m, p); }
-    static void maskstore(T *p, Mask m, Vec v) { _mm256_mask_storeu_ps(p, m, v); }
+    static Vec maskload(const T *p, Mask m) {
+        if constexpr (sizeof(T) == 4) return _mm256_maskz_loadu_ps(m, p);
+        else return _mm256_maskz_loadu_pd(m, p);
+    }
+    static void maskstore(T *p, Mask m, Vec v) {
+        if constexpr (sizeof(T) == 4) _mm256_mask_storeu_ps(p, m, v);
+        else _mm256_mask_storeu_pd(p, m, v);
+    }
 };
-
-struct Avx512F64Y {
-    using T = double;
-    using Vec = __m256d;
-    static constexpr int lanes = 4;
-    static Vec zero() { return _mm256_setzero_pd(); }
-    static Vec loadu(const T *p) { return _mm256_loadu_pd(p); }
-    static void storeu(T *p, Vec v) { _mm256_storeu_pd(p, v); }
-    static Vec set1(T x) { return _mm256_set1_pd(x); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_pd(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
-    using Mask = __mmask8;
-    static Mask mask(int n) { return Mask((1u << n) - 1u); }
-    static Vec maskload(const T *p, Mask m) { return _mm256_maskz_loadu_pd(m, p); }
-    static void maskstore(T *p, Mask m, Vec v) { _mm256_mask_storeu_pd(p, m, v); }
-};
+using Avx512F32Y = MaskedYmm<Avx2F32>;
+using Avx512F64Y = MaskedYmm<Avx2F64>;
 
 // The direct path: ymm tiles when all of op(A)'s rows fit one ymm register, zmm otherwise.
 template <typename Z, typename Y, int NR>
