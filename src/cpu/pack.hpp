@@ -9,111 +9,91 @@
 
 namespace tessera::cpu {
 
-// Copies MR (a compile-time count, so that the copy is a few vector moves) or `n` elements.
-template <int MR, typename T, typename Put>
-inline void put_run(T *d, const T *s, int n, Put put) {
-    if constexpr (MR > 0) {
-        for (int i = 0; i < MR; ++i) put(d[i], s[i]);
-    } else {
-        for (int i = 0; i < n; ++i) put(d[i], s[i]);
-    }
+// Asks for the cache lines of n elements from p.
+template <typename T> inline void prefetch_run(const T *p, int64_t n) {
+    for (int64_t i = 0; i < n; i += 64 / int64_t(sizeof(T))) __builtin_prefetch(p + i, 0, 3);
 }
 
-// Column-major op(A): for each of the kc columns, its mc contiguous rows are read in one run
-// (a long stream the prefetchers follow, instead of mr rows of every column per panel) and
-// dealt to the panels. MR > 0: the panel height at compile time; 0: `mr` at run time.
-template <int MR, typename T, bool Accumulate, typename Put>
-void pack_a_columns(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, T *dst, Put put) {
-    const int64_t full = mc / mr;
-    const int tail = int(mc - full * mr);
-    T *const tail_dst = dst + full * kc * mr;
-    constexpr int64_t ahead = 8; // columns: their lines are asked for while this one is copied
-    const int64_t line = 64 / int64_t(sizeof(T));
-    for (int64_t l = 0; l < kc; ++l, a += lda) {
-        if (l + ahead < kc)
-            for (int64_t i = 0; i < mc; i += line) __builtin_prefetch(a + ahead * lda + i, 0, 3);
-        for (int64_t p = 0; p < full; ++p) put_run<MR>(dst + p * kc * mr + l * mr, a + p * mr, mr, put);
+// Column-major op(A), the plain block and Strassen's sums alike: the kc columns' mc contiguous
+// rows are dealt to ceil(mc/mr) panels a column at a time (one long run per column, which the
+// prefetchers follow, instead of mr rows of every column per panel), with the lines of the
+// column `ahead` further asked for first. run(d, l, i, n) writes rows i .. i+n-1 of column l to
+// d; ask(l) prefetches column l. MR > 0 is mr known at compile time, so that a full panel's run
+// is a few vector moves; the rows of a partial panel past mc are zeroed.
+template <int MR, typename T, typename Run, typename Ask>
+void deal_columns_mr(int64_t mc, int64_t kc, int mr, T *dst, Run run, Ask ask) {
+    constexpr int64_t ahead = 8;
+    const int height = MR > 0 ? MR : mr;
+    const int64_t full = mc / height;
+    const int tail = int(mc - full * height);
+    for (int64_t l = 0; l < kc; ++l) {
+        if (l + ahead < kc) ask(l + ahead);
+        for (int64_t p = 0; p < full; ++p) run(dst + p * kc * height + l * height, l, p * height, height);
         if (tail) {
-            T *d = tail_dst + l * mr;
-            put_run<0>(d, a + full * mr, tail, put);
-            if constexpr (!Accumulate)
-                for (int i = tail; i < mr; ++i) d[i] = T(0);
+            T *d = dst + full * kc * height + l * height;
+            run(d, l, full * height, tail);
+            for (int i = tail; i < height; ++i) d[i] = T(0);
         }
     }
 }
 
-// op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows, with A at
-// `a` (the call's A, or a block of it). Accumulate: add coef·op(A) to what is packed already
-// (for sums of blocks, as Strassen's products need); the zero padding is left alone.
-template <typename T, bool Accumulate = false>
-void pack_a(const core::GemmArgs<T> &g, const T *a, int64_t i0, int64_t mc, int64_t p0,
-            int64_t kc, int mr, T *dst, T coef = T(1)) {
-    auto put = [coef](T &d, T v) {
-        if constexpr (Accumulate) d += coef * v;
-        else d = v;
-    };
+template <typename T, typename Run, typename Ask>
+void deal_columns(int64_t mc, int64_t kc, int mr, T *dst, Run run, Ask ask) {
+    switch (mr) { // the panel heights of the kernels in kernels/*.cpp
+    case 64: return deal_columns_mr<64>(mc, kc, mr, dst, run, ask);
+    case 32: return deal_columns_mr<32>(mc, kc, mr, dst, run, ask);
+    case 16: return deal_columns_mr<16>(mc, kc, mr, dst, run, ask);
+    case 8: return deal_columns_mr<8>(mc, kc, mr, dst, run, ask);
+    default: return deal_columns_mr<0>(mc, kc, mr, dst, run, ask);
+    }
+}
+
+// op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows; rows of a
+// partial panel past the matrix are zero.
+template <typename T>
+void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr, T *dst) {
     if (!g.trans_a) { // column-major A: rows of a column are contiguous
-        const T *src = a + i0 + p0 * g.lda;
-        switch (mr) {
-        case 64: return pack_a_columns<64, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
-        case 32: return pack_a_columns<32, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
-        case 16: return pack_a_columns<16, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
-        case 8: return pack_a_columns<8, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
-        default: return pack_a_columns<0, T, Accumulate>(src, g.lda, mc, kc, mr, dst, put);
-        }
+        const T *a = g.A + i0 + p0 * g.lda;
+        const int64_t lda = g.lda;
+        return deal_columns(
+            mc, kc, mr, dst,
+            [a, lda](T *d, int64_t l, int64_t i, int n) {
+                const T *src = a + i + l * lda;
+                for (int r = 0; r < n; ++r) d[r] = src[r];
+            },
+            [a, lda, mc](int64_t l) { prefetch_run(a + l * lda, mc); });
     }
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const int rows = int(std::min<int64_t>(mr, mc - ir));
         // op(A) = A^T: element (i, l) is A[l + i*lda], contiguous in l
         for (int i = 0; i < rows; ++i) {
-            const T *src = a + (p0) + (i0 + ir + i) * g.lda;
-            for (int64_t l = 0; l < kc; ++l) put(dst[l * mr + i], src[l]);
+            const T *src = g.A + p0 + (i0 + ir + i) * g.lda;
+            for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = src[l];
         }
-        if constexpr (!Accumulate)
-            for (int i = rows; i < mr; ++i)
-                for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
+        for (int i = rows; i < mr; ++i)
+            for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = T(0);
     }
 }
 
+// One panel of op(B)[p0 : p0+kc, j0 : j0+cols] (cols <= nr) as kc rows × nr columns; columns
+// past the matrix are zero.
 template <typename T>
-void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
-            T *dst) {
-    pack_a<T, false>(g, g.A, i0, mc, p0, kc, mr, dst);
-}
-
-// One panel of op(B)[p0 : p0+kc, j0 : j0+cols] (cols <= nr) as kc rows × nr columns, with B
-// at `b`; Accumulate adds coef·op(B) as pack_a does.
-template <typename T, bool Accumulate = false>
-void pack_b_panel(const core::GemmArgs<T> &g, const T *b, int64_t p0, int64_t kc, int64_t j0,
-                  int cols, int nr, T *dst, T coef = T(1)) {
-    auto put = [coef](T &d, T v) {
-        if constexpr (Accumulate) d += coef * v;
-        else d = v;
-    };
+void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int cols, int nr, T *dst) {
     if (!g.trans_b) { // column-major B: element (l, j) is B[l + j*ldb], contiguous in l
         constexpr int ahead = 4; // columns whose lines are asked for while this one is copied
-        const int64_t line = 64 / int64_t(sizeof(T));
         for (int j = 0; j < cols; ++j) {
-            const T *src = b + p0 + (j0 + j) * g.ldb;
-            if (j0 + j + ahead < g.n)
-                for (int64_t l = 0; l < kc; l += line) __builtin_prefetch(src + ahead * g.ldb + l, 0, 3);
-            for (int64_t l = 0; l < kc; ++l) put(dst[l * nr + j], src[l]);
+            const T *src = g.B + p0 + (j0 + j) * g.ldb;
+            if (j0 + j + ahead < g.n) prefetch_run(src + ahead * g.ldb, kc);
+            for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = src[l];
         }
     } else { // op(B) = B^T: element (l, j) is B[j + l*ldb], contiguous in j
         for (int64_t l = 0; l < kc; ++l) {
-            const T *src = b + j0 + (p0 + l) * g.ldb;
-            for (int j = 0; j < cols; ++j) put(dst[l * nr + j], src[j]);
+            const T *src = g.B + j0 + (p0 + l) * g.ldb;
+            for (int j = 0; j < cols; ++j) dst[l * nr + j] = src[j];
         }
     }
-    if constexpr (!Accumulate)
-        for (int j = cols; j < nr; ++j)
-            for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = T(0);
-}
-
-template <typename T>
-void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int cols,
-                  int nr, T *dst) {
-    pack_b_panel<T, false>(g, g.B, p0, kc, j0, cols, nr, dst);
+    for (int j = cols; j < nr; ++j)
+        for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = T(0);
 }
 
 // Sums of up to four blocks of op(A) or op(B) packed in one pass (Strassen's operands):
@@ -150,29 +130,18 @@ inline void combine(T *d, int64_t ds, const PackSources<T> &s, int64_t off, int6
 
 // Asks for the lines of n elements at offset `off` of every source.
 template <typename T> inline void prefetch_sources(const PackSources<T> &s, int64_t off, int64_t n) {
-    const int64_t line = 64 / int64_t(sizeof(T));
-    for (int t = 0; t < s.count; ++t)
-        for (int64_t i = 0; i < n; i += line) __builtin_prefetch(s.ptr[t] + off + i, 0, 3);
+    for (int t = 0; t < s.count; ++t) prefetch_run(s.ptr[t] + off, n);
 }
 
 template <typename T>
 void pack_a_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t i0, int64_t mc,
                 int64_t p0, int64_t kc, int mr, T *dst) {
-    if (!g.trans_a) { // a column at a time, as pack_a_columns: long runs, prefetched ahead
-        constexpr int64_t ahead = 8;
-        const int64_t full = mc / mr;
-        const int tail = int(mc - full * mr);
-        for (int64_t l = 0; l < kc; ++l) {
-            const int64_t off = i0 + (p0 + l) * g.lda;
-            if (l + ahead < kc) prefetch_sources(s, off + ahead * g.lda, mc);
-            for (int64_t p = 0; p < full; ++p) combine(dst + p * kc * mr + l * mr, 1, s, off + p * mr, mr);
-            if (tail) {
-                T *d = dst + full * kc * mr + l * mr;
-                combine(d, 1, s, off + full * mr, tail);
-                for (int i = tail; i < mr; ++i) d[i] = T(0);
-            }
-        }
-        return;
+    if (!g.trans_a) {
+        const int64_t lda = g.lda, base = i0 + p0 * g.lda;
+        return deal_columns(
+            mc, kc, mr, dst,
+            [&s, lda, base](T *d, int64_t l, int64_t i, int n) { combine(d, 1, s, base + i + l * lda, n); },
+            [&s, lda, base, mc](int64_t l) { prefetch_sources(s, base + l * lda, mc); });
     }
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const int rows = int(std::min<int64_t>(mr, mc - ir));

@@ -1,5 +1,5 @@
 // Strassen's method, one or two levels, fused into packing: each product's operands are sums
-// of blocks that pack_a / pack_b_panel add while packing, and the macro-kernel adds the result
+// of blocks that pack_a_sum / pack_b_panel_sum form while packing, and the macro-kernel adds the result
 // into every block of C it belongs to. No temporary matrices; fringes run classically.
 #include "cpu/strassen.hpp"
 
