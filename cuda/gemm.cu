@@ -39,6 +39,7 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
     const int64_t ldw = (a.m + vec - 1) / vec * vec;     // 16-byte aligned columns
     const int64_t k_split = ((a.k + slices - 1) / slices + 63) / 64 * 64; // whole 64-deep steps
     slices = int((a.k + k_split - 1) / k_split);
+    if (slices < 2) return false; // k too short for two 64-deep slices: no slabs, no sum
     std::lock_guard<std::mutex> lock(s.split);
     if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
         s.split_free = nullptr;
