@@ -178,7 +178,7 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
                         pack_b_panel(g, pc, kc, jc + p * nr, cols, nr, dst);
                         continue;
                     }
-                    pack_b_panel_sum(g, PackSources<T>{comb->b.count, comb->b.ptr, comb->b.coef},
+                    pack_b_panel_sum(g, PackSources<T>{comb->b.count, comb->b.ptr, comb->b.coef, uk.sum},
                                      pc, kc, jc + p * nr, cols, nr, dst);
                 }
                 // implicit barrier: B is packed
@@ -189,7 +189,7 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
                         macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
                         continue;
                     }
-                    pack_a_sum(g, PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef}, ic,
+                    pack_a_sum(g, PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef, uk.sum}, ic,
                                mcur, pc, kc, mr, pa);
                     macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
                 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/backend.hpp"
+#include "cpu/kernels/microkernel.hpp"
 
 namespace tessera::cpu {
 
@@ -97,34 +98,52 @@ void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0
 }
 
 // Sums of up to four blocks of op(A) or op(B) packed in one pass (Strassen's operands):
-// element = Σ coef[t]·op(X_t)(i, l), padding zero as above.
+// element = Σ coef[t]·op(X_t)(i, l), padding zero as above. `sum` is the ISA's vectorised
+// sum of contiguous runs (MicroKernel::sum), or nullptr for the portable loop.
 template <typename T> struct PackSources {
     int count;
     const T *const *ptr;
     const T *coef;
+    BlockSumFn<T> sum;
 };
 
-// d[i·ds] = Σ_t coef[t]·src[t][off + i] (coef[0] = 1) for i < n, with the term count fixed per
-// loop so that each one vectorises.
+// d[i·ds] = Σ_t coef[t]·src[t][off + i] (coef[0] = 1) for i < n. Runs long enough to pay for a
+// call go through the ISA's sum, straight into d when it is contiguous and through a small
+// buffer otherwise (a panel's stride); the rest in a loop per term count that the compiler
+// vectorises, the coefficients copied first (d could alias them as far as it knows).
 template <typename T>
 inline void combine(T *d, int64_t ds, const PackSources<T> &s, int64_t off, int64_t n) {
-    const T *x0 = s.ptr[0] + off;
-    const T *x1 = s.count > 1 ? s.ptr[1] + off : nullptr;
-    const T *x2 = s.count > 2 ? s.ptr[2] + off : nullptr;
-    const T *x3 = s.count > 3 ? s.ptr[3] + off : nullptr;
+    const T *x[4] = {s.ptr[0] + off, nullptr, nullptr, nullptr};
+    for (int t = 1; t < s.count; ++t) x[t] = s.ptr[t] + off;
+    if (s.sum && n >= 16) {
+        if (ds == 1) return s.sum(d, s.count, x, s.coef, n);
+        constexpr int64_t chunk = 256;
+        alignas(64) T buf[chunk];
+        for (int64_t i0 = 0; i0 < n; i0 += chunk) {
+            const int64_t len = std::min(chunk, n - i0);
+            const T *xc[4] = {x[0] + i0, x[1] ? x[1] + i0 : nullptr, x[2] ? x[2] + i0 : nullptr,
+                              x[3] ? x[3] + i0 : nullptr};
+            s.sum(buf, s.count, xc, s.coef, len);
+            T *di = d + i0 * ds;
+            for (int64_t i = 0; i < len; ++i) di[i * ds] = buf[i];
+        }
+        return;
+    }
+    const T c1 = s.count > 1 ? s.coef[1] : T(0), c2 = s.count > 2 ? s.coef[2] : T(0),
+            c3 = s.count > 3 ? s.coef[3] : T(0);
+    const T *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
     switch (s.count) {
     case 1:
         for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i];
         break;
     case 2:
-        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + s.coef[1] * x1[i];
+        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + c1 * x1[i];
         break;
     case 3:
-        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + s.coef[1] * x1[i] + s.coef[2] * x2[i];
+        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + c1 * x1[i] + c2 * x2[i];
         break;
     default:
-        for (int64_t i = 0; i < n; ++i)
-            d[i * ds] = x0[i] + s.coef[1] * x1[i] + s.coef[2] * x2[i] + s.coef[3] * x3[i];
+        for (int64_t i = 0; i < n; ++i) d[i * ds] = x0[i] + c1 * x1[i] + c2 * x2[i] + c3 * x3[i];
     }
 }
 
@@ -154,14 +173,36 @@ void pack_a_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t i0,
 template <typename T>
 void pack_b_panel_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t p0, int64_t kc,
                       int64_t j0, int cols, int nr, T *dst) {
-    if (!g.trans_b)
+    constexpr int ahead = 4; // columns whose lines are asked for while this one is summed
+    constexpr int max_nr = 8;
+    if (!g.trans_b && s.sum && nr <= max_nr) {
+        // Runs of `chunk` rows of every column summed by the ISA into a small buffer, then
+        // dealt out row by row: the panel is written in order, whole lines at a time, instead
+        // of one strided pass per column.
+        constexpr int64_t chunk = 256;
+        alignas(64) T buf[max_nr * chunk];
+        for (int j = 0; j < cols; ++j)
+            if (j0 + j + ahead < g.n) prefetch_sources(s, p0 + (j0 + j + ahead) * g.ldb, kc);
+        for (int64_t l0 = 0; l0 < kc; l0 += chunk) {
+            const int64_t len = std::min(chunk, kc - l0);
+            for (int j = 0; j < cols; ++j) {
+                const int64_t off = p0 + l0 + (j0 + j) * g.ldb;
+                const T *x[4] = {s.ptr[0] + off, nullptr, nullptr, nullptr};
+                for (int t = 1; t < s.count; ++t) x[t] = s.ptr[t] + off;
+                s.sum(buf + j * chunk, s.count, x, s.coef, len);
+            }
+            T *d = dst + l0 * nr;
+            for (int64_t l = 0; l < len; ++l)
+                for (int j = 0; j < cols; ++j) d[l * nr + j] = buf[j * chunk + l];
+        }
+    } else if (!g.trans_b) {
         for (int j = 0; j < cols; ++j) {
-            constexpr int ahead = 4;
             if (j0 + j + ahead < g.n) prefetch_sources(s, p0 + (j0 + j + ahead) * g.ldb, kc);
             combine(dst + j, nr, s, p0 + (j0 + j) * g.ldb, kc);
         }
-    else
+    } else {
         for (int64_t l = 0; l < kc; ++l) combine(dst + l * nr, 1, s, j0 + (p0 + l) * g.ldb, cols);
+    }
     for (int j = cols; j < nr; ++j)
         for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = T(0);
 }

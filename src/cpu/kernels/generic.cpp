@@ -33,12 +33,12 @@ void kernel(int64_t kc, const T *__restrict a, const T *__restrict b, T *__restr
 } // namespace
 
 const MicroKernel<float> &generic_kernel_f32() {
-    static const MicroKernel<float> k{"generic", kernel<float, 8, 4>, {8, 4, 256, 256, 4096, 0, 256, 256}, nullptr, nullptr};
+    static const MicroKernel<float> k{"generic", kernel<float, 8, 4>, {8, 4, 256, 256, 4096, 0, 256, 256}, nullptr, nullptr, nullptr};
     return k;
 }
 
 const MicroKernel<double> &generic_kernel_f64() {
-    static const MicroKernel<double> k{"generic", kernel<double, 4, 4>, {4, 4, 128, 256, 2048, 0, 128, 256}, nullptr, nullptr};
+    static const MicroKernel<double> k{"generic", kernel<double, 4, 4>, {4, 4, 128, 256, 2048, 0, 128, 256}, nullptr, nullptr, nullptr};
     return k;
 }
 

@@ -36,12 +36,18 @@ template <typename T>
 using MultiKernelFn = void (*)(int64_t kc, const T *a, const T *b, int count, T *const *c,
                                const T *scale, int64_t ldc);
 
+// Strassen's operand sums: d[i] = x[0][i] + Σ_{t<count} coef[t]·x[t][i] for i < n, coef = ±1
+// (count <= 4), exactly as the portable loop in pack.hpp forms them.
+template <typename T>
+using BlockSumFn = void (*)(T *d, int count, const T *const *x, const T *coef, int64_t n);
+
 template <typename T> struct MicroKernel {
     const char *name; // "generic", "avx2", "avx512"
     MicroKernelFn<T> run;
     Blocking blocks;
     DirectGemmFn<T> direct;  // nullptr: this ISA always packs
     MultiKernelFn<T> multi;  // nullptr: tiles go through a buffer
+    BlockSumFn<T> sum;       // nullptr: the portable loop
 };
 
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.

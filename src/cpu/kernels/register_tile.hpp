@@ -106,4 +106,45 @@ void register_tile_kernel_multi(int64_t kc, const typename V::T *__restrict a,
     }
 }
 
+// Strassen's operand sums (pack_a_sum / pack_b_panel_sum): d[i] = x[0][i] + Σ_t coef[t]·x[t][i]
+// for i < n, coef = ±1, so that each fma is the exact sum or difference the portable loop
+// forms (same results on every ISA). C terms fixed at compile time; a masked tail.
+template <typename V, int C>
+void block_sum_terms(typename V::T *d, const typename V::T *const *x, const typename V::T *coef,
+                     int64_t n) {
+    using Vec = typename V::Vec;
+    constexpr int L = V::lanes;
+    Vec c[C];
+    for (int t = 1; t < C; ++t) c[t] = V::set1(coef[t]);
+    auto at = [&](int64_t i, auto load) {
+        Vec s = load(x[0] + i);
+#pragma GCC unroll 4
+        for (int t = 1; t < C; ++t) s = V::fma(c[t], load(x[t] + i), s);
+        return s;
+    };
+    auto loadu = [](const typename V::T *p) { return V::loadu(p); };
+    int64_t i = 0;
+    for (; i + 2 * L <= n; i += 2 * L) {
+        const Vec s0 = at(i, loadu), s1 = at(i + L, loadu);
+        V::storeu(d + i, s0);
+        V::storeu(d + i + L, s1);
+    }
+    for (; i + L <= n; i += L) V::storeu(d + i, at(i, loadu));
+    if (i < n) {
+        const auto m = V::mask(int(n - i));
+        V::maskstore(d + i, m, at(i, [m](const typename V::T *p) { return V::maskload(p, m); }));
+    }
+}
+
+template <typename V>
+void block_sum(typename V::T *d, int count, const typename V::T *const *x, const typename V::T *coef,
+               int64_t n) {
+    switch (count) {
+    case 1: return block_sum_terms<V, 1>(d, x, coef, n);
+    case 2: return block_sum_terms<V, 2>(d, x, coef, n);
+    case 3: return block_sum_terms<V, 3>(d, x, coef, n);
+    default: return block_sum_terms<V, 4>(d, x, coef, n);
+    }
+}
+
 } // namespace tessera::cpu
