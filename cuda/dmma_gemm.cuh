@@ -72,11 +72,17 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
     const int g = lane / 4, t = lane % 4;
 
+    // Blocks wholly inside the matrix copy full k tiles with precomputed addresses.
+    typename TileA::template Copier<THREADS> copy_a(p.A, p.lda, m0, 0);
+    typename TileB::template Copier<THREADS> copy_b(p.B, p.ldb, n0, 0);
+    const bool inside = m0 + BM <= p.m && n0 + BN <= p.n;
     auto load_stage = [&](int stage, int64_t k0) {
         double *As = smem + stage * STAGE;
         double *Bs = As + TileA::SIZE;
-        TileA::template load<THREADS>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
-        TileB::template load<THREADS>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+        copy_stage(inside && k0 + BK <= p.k, copy_a, copy_b, As, Bs, p, [&] {
+            TileA::template load<THREADS>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
+            TileB::template load<THREADS>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+        });
     };
 
     double acc[MT][NT][4];

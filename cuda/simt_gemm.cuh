@@ -56,11 +56,19 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     const int lm = (lane % 8) * 4, ln = (lane / 8) * 4;
 
     // op(A) is m×k: not transposed it runs along m (CONTIG_MN); op(B) is k×n: transposed it runs along n.
+    // Blocks wholly inside the matrix copy full k tiles with precomputed addresses.
+    using CopyA = TileCopier<T, BM, BK, LDA, THREADS, TA ? Copy::elem_k : Copy::contig_mn>;
+    using CopyB = TileCopier<T, BN, BK, LDB, THREADS, TB ? Copy::contig_mn : Copy::elem_k>;
+    CopyA copy_a(p.A, p.lda, m0, 0);
+    CopyB copy_b(p.B, p.ldb, n0, 0);
+    const bool inside = m0 + BM <= p.m && n0 + BN <= p.n;
     auto load_stage = [&](int stage, int64_t k0) {
         T *As = smem + stage * STAGE;
         T *Bs = As + BK * LDA;
-        load_tile<T, BM, BK, LDA, THREADS, !TA>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
-        load_tile<T, BN, BK, LDB, THREADS, TB>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+        copy_stage(inside && k0 + BK <= p.k, copy_a, copy_b, As, Bs, p, [&] {
+            load_tile<T, BM, BK, LDA, THREADS, !TA>(As, p.A, p.lda, m0, k0, p.m, p.k, p.vec_a);
+            load_tile<T, BN, BK, LDB, THREADS, TB>(Bs, p.B, p.ldb, n0, k0, p.n, p.k, p.vec_b);
+        });
     };
 
     T acc[GM * 4][GN * 4];
@@ -69,44 +77,63 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
 #pragma unroll
         for (int j = 0; j < GN * 4; ++j) acc[i][j] = T(0);
 
+    // Fragments in two register buffers: a step's FMAs run while the next step's fragments
+    // load, and the last step of a k tile waits for the next tile (and loads its first
+    // fragments) before its FMAs, so no warp starts a tile with its shared-memory reads
+    // outstanding.
+    T a[2][GM * 4], b[2][GN * 4];
+    auto load_fragments = [&](int buf, int stage, int kk) {
+        const T *As = smem + stage * STAGE;
+        const T *Bs = As + BK * LDA;
+#pragma unroll
+        for (int g = 0; g < GM; ++g) {
+            T v[4];
+            lds4(As + kk * LDA + wm0 + g * 32 + lm, v);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) a[buf][g * 4 + r] = v[r];
+        }
+#pragma unroll
+        for (int h = 0; h < GN; ++h) {
+            T v[4];
+            lds4(Bs + kk * LDB + wn0 + h * 16 + ln, v);
+#pragma unroll
+            for (int c = 0; c < 4; ++c) b[buf][h * 4 + c] = v[c];
+        }
+    };
+
     const int64_t ktiles = (p.k + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ktiles) load_stage(s, int64_t(s) * BK);
         cp_async_commit();
     }
-
-    for (int64_t t = 0; t < ktiles; ++t) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads(); // tile t has landed; everyone is done with the stage refilled below
-        const int64_t next = t + STAGES - 1;
-        if (next < ktiles) load_stage(int(next % STAGES), next * BK);
-        cp_async_commit();
-
-        const T *As = smem + int(t % STAGES) * STAGE;
-        const T *Bs = As + BK * LDA;
+    cp_async_wait<STAGES - 2>();
+    __syncthreads(); // tile 0 has landed
+    load_fragments(0, 0, 0);
+    static_assert(BK % 2 == 0, "an even number of steps per k tile keeps the buffers' parity");
+    int stage = 0; // kt % STAGES
+    for (int64_t kt = 0; kt < ktiles; ++kt) {
+        const int following = stage == STAGES - 1 ? 0 : stage + 1;
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
-            T a[GM * 4], b[GN * 4];
-#pragma unroll
-            for (int g = 0; g < GM; ++g) {
-                T v[4];
-                lds4(As + kk * LDA + wm0 + g * 32 + lm, v);
-#pragma unroll
-                for (int r = 0; r < 4; ++r) a[g * 4 + r] = v[r];
-            }
-#pragma unroll
-            for (int h = 0; h < GN; ++h) {
-                T v[4];
-                lds4(Bs + kk * LDB + wn0 + h * 16 + ln, v);
-#pragma unroll
-                for (int c = 0; c < 4; ++c) b[h * 4 + c] = v[c];
+            if (kk == BK - 1) {
+                // Every warp is past the last barrier, so done with tile kt - 1's stage: refill
+                // it with tile kt + STAGES - 1; then wait for tile kt + 1.
+                const int64_t next = kt + STAGES - 1;
+                if (next < ktiles) load_stage(stage == 0 ? STAGES - 1 : stage - 1, next * BK);
+                cp_async_commit();
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                if (kt + 1 < ktiles) load_fragments((kk + 1) % 2, following, 0);
+            } else {
+                load_fragments((kk + 1) % 2, stage, kk + 1);
             }
 #pragma unroll
             for (int i = 0; i < GM * 4; ++i)
 #pragma unroll
-                for (int j = 0; j < GN * 4; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+                for (int j = 0; j < GN * 4; ++j) acc[i][j] = fma(a[kk % 2][i], b[kk % 2][j], acc[i][j]);
         }
+        stage = following;
     }
     cp_async_wait<0>();
 

@@ -78,6 +78,79 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t ld, int64_t 
     }
 }
 
+// How an operand tile is copied: 16-byte chunks along m/n into [k][m] rows (load_tile with
+// CONTIG_MN), single elements walking k into [k][m] rows (load_tile without), or 16-byte chunks
+// along k into [m][k] rows (load_tile_k).
+enum class Copy { contig_mn, elem_k, contig_k };
+
+// Those copies for a tile wholly inside the matrix (rows mn0 .. mn0+ROWS-1 exist, the k tile is
+// full), with this thread's addresses worked out once per
+// block: its copies lie a fixed stride apart (THREADS is a multiple of the chunks or elements
+// of a row), and one k tile lies `advance` elements after the previous one. They land where
+// load_tile's / load_tile_k's land; blocks on an edge of the matrix, and a last partial k
+// tile, go through those.
+template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct TileCopier {
+    static constexpr int VEC = MODE == Copy::elem_k ? 1 : 16 / int(sizeof(T));
+    // Copies per row of the shared tile ([k][m]: a k row of ROWS; [m][k]: an m row of BK).
+    static constexpr int PER_ROW = MODE == Copy::contig_mn ? ROWS / VEC : MODE == Copy::elem_k ? BK : BK / VEC;
+    static_assert(THREADS % PER_ROW == 0, "a thread's copies share their offset within a row");
+    static constexpr int ITERS = ROWS * BK / VEC / THREADS;
+    static constexpr int ROWS_PER_ITER = THREADS / PER_ROW;
+    static constexpr int DST_STEP = MODE == Copy::elem_k ? ROWS_PER_ITER : ROWS_PER_ITER * LDS;
+    const T *src; // the first copy's element of the next k tile
+    int64_t ld;   // the matrix's leading dimension
+    int dst;      // the first copy's offset in the shared tile (a thread's copies: DST_STEP apart)
+
+    __device__ __forceinline__ TileCopier(const T *g, int64_t ld_, int64_t mn0, int64_t k0) : ld(ld_) {
+        const int tid = int(threadIdx.x);
+        if constexpr (MODE == Copy::contig_mn) { // chunk c: k row c / PER_ROW, m offset (c % PER_ROW)·VEC
+            const int kk = tid / PER_ROW, r = (tid % PER_ROW) * VEC;
+            src = g + (mn0 + r) + (k0 + kk) * ld;
+            dst = kk * LDS + r;
+        } else { // element or chunk c: m row c / PER_ROW, k offset (c % PER_ROW)·VEC
+            const int r = tid / PER_ROW, kk = (tid % PER_ROW) * VEC;
+            src = g + (k0 + kk) + (mn0 + r) * ld;
+            dst = MODE == Copy::elem_k ? kk * LDS + r : r * LDS + kk;
+        }
+    }
+    // Elements from one k tile to the next.
+    __device__ __forceinline__ int64_t advance() const { return MODE == Copy::contig_mn ? BK * ld : BK; }
+    // Starts this thread's copies of the next k tile into s and moves on to the one after.
+    // Without `vec` (the matrix or ld not 16-byte aligned) each chunk goes element by element.
+    __device__ __forceinline__ void copy(T *s, bool vec) {
+        const T *g = src;
+        const int64_t stride = ROWS_PER_ITER * ld; // between a thread's copies
+#pragma unroll
+        for (int it = 0; it < ITERS; ++it, g += stride) {
+            T *d = s + dst + it * DST_STEP;
+            if (MODE != Copy::elem_k && vec) {
+                cp_async_16(d, g);
+            } else {
+#pragma unroll
+                for (int v = 0; v < VEC; ++v) cp_async_elem(d + v, g + v, true);
+            }
+        }
+        src += advance();
+    }
+    // Moves on without copying (the tile went through load_tile).
+    __device__ __forceinline__ void skip() { src += advance(); }
+};
+
+// One stage of a kernel's pipeline: the copiers' copies when `fast` (the block inside the
+// matrix, the k tile full; 16-byte copies where p allows them), else `edge()` (the bounds-checked copies); the copiers move on to
+// the next k tile either way.
+template <typename T, typename CopyA, typename CopyB, typename Params, typename Edge>
+__device__ __forceinline__ void copy_stage(bool fast, CopyA &a, CopyB &b, T *As, T *Bs, const Params &p, Edge edge) {
+    if (fast) {
+        a.copy(As, p.vec_a);
+        b.copy(Bs, p.vec_b);
+        return;
+    }
+    edge();
+    a.skip();
+    b.skip();
+}
+
 // One operand tile of a k-contiguous matrix (A transposed, B not transposed) kept k-contiguous
 // in shared memory: ROWS rows along m (or n) of BK elements, s[r * LDK + kk], so that 16 bytes
 // of consecutive k go in one copy (when `vec`: g 16-byte aligned, ld a multiple of the vector)
@@ -122,6 +195,8 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
     static constexpr int SIZE = K_CONTIG ? ROWS * LD : BK * LD; // elements
     static_assert(sizeof(T) == 4 ? (K_CONTIG ? LD % 8 == 4 : LD % 32 == 8) : LD % 16 == 4,
                   "fragment reads must be conflict-free");
+    template <int THREADS>
+    using Copier = TileCopier<T, ROWS, BK, LD, THREADS, K_CONTIG ? Copy::contig_k : Copy::contig_mn>;
     __device__ static __forceinline__ T at(const T *s, int r, int kk) {
         if constexpr (K_CONTIG) return s[r * LD + kk];
         else return s[kk * LD + r];
