@@ -63,6 +63,28 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
 template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda,
                                           const T *B, int64_t ldb, T *C, int64_t ldc) {
     if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
+    // A last row (or column) of tiles at most a quarter full, in a grid of at least one full
+    // wave of blocks, runs as a product of its own after the rest: in the grid it would cost
+    // whole tiles, and often a whole extra wave (4097² on 256×128 tiles: 561 blocks, five
+    // waves of 132, where the 512 full tiles take four).
+    const KernelTile t = kernel_tile(s.dev, int(sizeof(T)), a.m, a.n, a.k, choice);
+    const int64_t tiles = ((a.m + t.bm - 1) / t.bm) * ((a.n + t.bn - 1) / t.bn);
+    if (tiles >= int64_t(t.resident) * s.dev.sm_count) {
+        const int64_t rm = a.m % t.bm, rn = a.n % t.bn;
+        core::GemmArgs<T> main = a, fringe = a;
+        if (a.m > t.bm && rm > 0 && 4 * rm <= t.bm) {
+            const int64_t i0 = a.m - rm;
+            main.m = i0, fringe.m = rm;
+            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc); e != cudaSuccess) return e;
+            return compute<T>(s, fringe, a.trans_a ? A + i0 * lda : A + i0, lda, B, ldb, C + i0, ldc);
+        }
+        if (a.n > t.bn && rn > 0 && 4 * rn <= t.bn) {
+            const int64_t j0 = a.n - rn;
+            main.n = j0, fringe.n = rn;
+            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc); e != cudaSuccess) return e;
+            return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb, C + j0 * ldc, ldc);
+        }
+    }
     constexpr int64_t vec = 16 / int64_t(sizeof(T));
     GemmParams<T> p{};
     p.m = a.m, p.n = a.n, p.k = a.k;

@@ -163,24 +163,30 @@ bool parse_split_k(const char *name, int *out) {
     return true;
 }
 
-int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
-                   const KernelChoice &choice) {
-    if (choice.split_k > 0) return choice.split_k;
-    // The chosen kernel's tile and how many of its blocks a multiprocessor holds at once
-    // (from the registers and shared memory in ptxas's report: two for the 64×64 tiles and
-    // 128x128w4, one for the others).
-    int bm = 128, bn = 128, resident = 1; // the tensor-core paths and the large SIMT tiles
+KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                       const KernelChoice &choice) {
+    // From the registers and shared memory in ptxas's report: two blocks per multiprocessor
+    // for the 64×64 tiles and 128x128w4, one for the others.
+    KernelTile t{128, 128, 1}; // the tensor-core paths and the large SIMT tiles
     if (elem_size == 4 && choice.math == SgemmMath::fp32) {
         switch (sgemm_tile(dev, m, n, choice.sgemm)) {
-        case SgemmTile::t128x256: bn = 256; break;
-        case SgemmTile::t256x128: bm = 256; break;
-        case SgemmTile::t128x128w4: resident = 2; break;
-        case SgemmTile::t64x64: bm = bn = 64, resident = 2; break;
+        case SgemmTile::t128x256: t.bn = 256; break;
+        case SgemmTile::t256x128: t.bm = 256; break;
+        case SgemmTile::t128x128w4: t.resident = 2; break;
+        case SgemmTile::t64x64: t = {64, 64, 2}; break;
         default: break;
         }
     } else if (elem_size == 8 && dgemm_kernel(dev, m, n, k, choice.dgemm) != DgemmKernel::t128x128) {
-        bm = bn = 64, resident = 2;
+        t = {64, 64, 2};
     }
+    return t;
+}
+
+int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                   const KernelChoice &choice) {
+    if (choice.split_k > 0) return choice.split_k;
+    const KernelTile t = kernel_tile(dev, elem_size, m, n, k, choice);
+    const int bm = t.bm, bn = t.bn, resident = t.resident;
     const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
     const int64_t capacity = int64_t(resident) * dev.sm_count;
     // Split only where the tiles fill less than half of the device's places (at 2048² the

@@ -46,6 +46,13 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
                          const KernelChoice &choice);
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice);
+// The block tile (bm × bn) of the kernel launch_sgemm / launch_dgemm runs for this shape, and
+// how many of its blocks a multiprocessor holds at once.
+struct KernelTile {
+    int bm, bn, resident;
+};
+KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                       const KernelChoice &choice);
 // Slices of k for split-K (1: none): automatic when the chosen kernel's tiles fill less than
 // half of the blocks the device holds at once and k is deep (512 or more per slice).
 int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,

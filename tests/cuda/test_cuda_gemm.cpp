@@ -2,6 +2,10 @@
 // buffers): shapes around every tile edge, both layouts, all ops, padded ld, alpha and beta.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -116,6 +120,67 @@ TEST_P(CudaGemm, NanInfPropagate) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaGemm, ::testing::Values(Dtype::f32, Dtype::f64),
                          [](const auto &info) { return std::string(info.param == Dtype::f32 ? "sgemm" : "dgemm"); });
+
+// A last row and column of tiles nearly empty (4097² sgemm on 256×128 tiles, 1537² dgemm on
+// 128×128) run as products of their own after the full tiles: device operands, small integers
+// (every sum exact), C poisoned beyond the matrix, beta != 0; with TESSERA_VERBOSE=1 and the
+// automatic kernels (CTest: cuda_gemm_fringe) the log names the three products.
+template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile) {
+    const int64_t k = 8, ldc = n + 3;
+    std::vector<T> a(size_t(n * k)), b(size_t(k * n)), c0(size_t(ldc * n));
+    uint32_t x = 12345;
+    auto next = [&] { return x = x * 1664525u + 1013904223u, T(int((x >> 24) % 9) - 4); };
+    for (T &v : a) v = next();
+    for (T &v : b) v = next();
+    for (T &v : c0) v = next();
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = n; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
+    DeviceArray<T> da(a), db(b), dc(c0);
+    const bool verbose = env_is("TESSERA_VERBOSE", "1");
+    if (verbose) ::testing::internal::CaptureStderr();
+    tsr_status st;
+    if constexpr (sizeof(T) == 4)
+        st = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, k, 1.0f, da.ptr, n, db.ptr, n, 0.5f, dc.ptr, ldc);
+    else
+        st = tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, k, 1.0, da.ptr, n, db.ptr, n, 0.5, dc.ptr, ldc);
+    ASSERT_EQ(st, TSR_SUCCESS) << tsr_last_error();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<T> c(c0.size());
+    dc.to_host(c);
+    int64_t bad = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < ldc; ++i) {
+            const size_t at = size_t(i + j * ldc);
+            if (i >= n) { // padding: still the poison
+                bad += !std::isnan(c[at]);
+                continue;
+            }
+            T want = T(0.5) * c0[at];
+            for (int64_t l = 0; l < k; ++l) want += a[size_t(i + l * n)] * b[size_t(j + l * n)];
+            if (c[at] != want && bad++ < 5) ADD_FAILURE() << "C(" << i << "," << j << ") = " << c[at] << ", want " << want;
+        }
+    EXPECT_EQ(bad, 0) << "wrong or written elements, n = " << n;
+    if (!verbose) return;
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    const char r = sizeof(T) == 4 ? 's' : 'd';
+    const std::string m1 = std::to_string(n - 1), all = std::to_string(n);
+    for (const std::string &part : {"m=" + m1 + " n=" + m1 + " ", "m=" + m1 + " n=1 ", "m=1 n=" + all + " "})
+        EXPECT_NE(log.find(std::string(" for ") + r + "gemm NT " + part), std::string::npos) << part << " in:\n" << log;
+    EXPECT_NE(log.find("tessera: cuda kernel " + main_tile), std::string::npos) << log;
+}
+
+TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
+    TSR_REQUIRE_CUDA();
+    if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") || std::getenv("TESSERA_CUDA_MATH") ||
+        std::getenv("TESSERA_CUDA_SPLITK"))
+        GTEST_SKIP() << "the fringe rule is checked with the automatic kernels";
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
+    fringe_case<float>(h, 4097, "simt-f32-256x128");
+    fringe_case<double>(h, 1537, "dmma-f64-128x128"); // k = 8: the short-k tile
+    tsr_destroy(h);
+}
 
 } // namespace
 } // namespace tessera::test
