@@ -2,6 +2,9 @@
 // (asynchronous on the handle's stream), stage host ones through the pool, launch, check.
 #include "gemm.hpp"
 
+#include <strings.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -18,6 +21,8 @@ namespace {
 // From the environment, once, when the plugin is loaded (read_kernel_choice).
 KernelChoice choice;
 bool verbose = false;
+enum class Overlap { automatic, off, on }; // TESSERA_CUDA_OVERLAP
+Overlap overlap = Overlap::automatic;
 
 State *state_of(const core::ExecContext *ctx) {
     return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
@@ -108,6 +113,128 @@ template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, 
     return launch_gemm(s, a, p);
 }
 
+// How a product with host operands is cut so that its transfers overlap its kernels: C in
+// `blocks` blocks of columns, the first one's product over `slices` slices of k. Automatic:
+// products of 2^30 multiply-adds or more, blocks and slices of at least 512, at most 8 of
+// each; `on` (for tests) cuts any product into blocks and slices of 16 or more.
+struct OverlapPlan {
+    int64_t blocks = 1, slices = 1;
+    bool used() const { return blocks > 1 || slices > 1; }
+};
+
+OverlapPlan overlap_plan(int64_t m, int64_t n, int64_t k) {
+    OverlapPlan p;
+    if (overlap == Overlap::off) return p;
+    const int64_t piece = overlap == Overlap::on ? 16 : 512;
+    if (overlap == Overlap::automatic && double(m) * double(n) * double(k) < double(int64_t(1) << 30)) return p;
+    p.blocks = std::min<int64_t>(8, std::max<int64_t>(1, n / piece));
+    p.slices = std::min<int64_t>(8, std::max<int64_t>(1, k / piece));
+    return p;
+}
+
+// Host operands with the transfers overlapping the kernels, on a copy stream beside the
+// handle's: the first block of C is computed slice by slice of k as A's slices arrive (with
+// that block of B, and of C when it is read, sent first); every later block's B (and C) goes
+// up while the previous block computes, and each finished block of C comes back while the
+// next one computes. The host's copies into the pinned ring, the transfers and the kernels
+// all run at once. Called with the staging lock held and alpha != 0, k > 0.
+template <typename T>
+tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc, OverlapPlan plan) {
+    if (!s.copies && cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking) != cudaSuccess)
+        return s.copies = nullptr, fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create the CUDA copy stream");
+    for (cudaEvent_t *ev : {&s.uploaded, &s.computed[0], &s.computed[1]})
+        if (!*ev && cudaEventCreateWithFlags(ev, cudaEventDisableTiming) != cudaSuccess)
+            return *ev = nullptr, fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA event");
+    const int64_t m = a.m, n = a.n, k = a.k, elem = int64_t(sizeof(T));
+    const bool read_c = a.beta != T(0);
+    // Device views of op(A), op(B) and C: the pool's copies of host operands (whole matrices,
+    // leading dimension their rows), or the caller's device memory in place.
+    const T *Ad = a.A, *Bd = a.B;
+    T *Cd = a.C;
+    int64_t lda = a.lda, ldb = a.ldb, ldc = a.ldc;
+    const int64_t a_rows = a.trans_a ? k : m, b_rows = a.trans_b ? n : k;
+    if (ka != Memory::device) {
+        if (tsr_status st = s.operand[0].reserve(size_t(m * k * elem)); st != TSR_SUCCESS) return st;
+        Ad = static_cast<const T *>(s.operand[0].ptr), lda = a_rows;
+    }
+    if (kb != Memory::device) {
+        if (tsr_status st = s.operand[1].reserve(size_t(k * n * elem)); st != TSR_SUCCESS) return st;
+        Bd = static_cast<const T *>(s.operand[1].ptr), ldb = b_rows;
+    }
+    if (kc != Memory::device) {
+        if (tsr_status st = s.operand[2].reserve(size_t(m * n * elem)); st != TSR_SUCCESS) return st;
+        Cd = static_cast<T *>(s.operand[2].ptr), ldc = m;
+    }
+    // Columns l0 .. l1-1 of op(A), columns j0 .. j1-1 of op(B) and of C, on the copy stream.
+    auto up_a = [&](int64_t l0, int64_t l1) {
+        if (ka == Memory::device) return TSR_SUCCESS;
+        T *d = const_cast<T *>(Ad);
+        return a.trans_a ? upload(s, d + l0, a.A + l0, l1 - l0, m, a.lda, elem, ka, s.copies, lda)
+                         : upload(s, d + l0 * lda, a.A + l0 * a.lda, m, l1 - l0, a.lda, elem, ka, s.copies);
+    };
+    auto up_bc = [&](int64_t j0, int64_t j1) {
+        T *d = const_cast<T *>(Bd);
+        if (kb != Memory::device) {
+            tsr_status st = a.trans_b ? upload(s, d + j0, a.B + j0, j1 - j0, k, a.ldb, elem, kb, s.copies, ldb)
+                                      : upload(s, d + j0 * ldb, a.B + j0 * a.ldb, k, j1 - j0, a.ldb, elem, kb, s.copies);
+            if (st != TSR_SUCCESS) return st;
+        }
+        if (kc == Memory::device || !read_c) return TSR_SUCCESS;
+        return upload(s, Cd + j0 * ldc, a.C + j0 * a.ldc, m, j1 - j0, a.ldc, elem, kc, s.copies);
+    };
+    auto uploaded = [&]() -> tsr_status { // the handle's stream waits for what was sent so far
+        cudaError_t e = cudaEventRecord(s.uploaded, s.copies);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(s.stream, s.uploaded, 0);
+        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot order the copies before the product");
+    };
+    // C[:, j0:j1] (+)= op(A)[:, l0:l1]·op(B)[l0:l1, j0:j1], beta for the first slice only.
+    auto product = [&](int64_t j0, int64_t j1, int64_t l0, int64_t l1) -> tsr_status {
+        core::GemmArgs<T> part = a;
+        part.n = j1 - j0, part.k = l1 - l0;
+        if (l0 > 0) part.beta = T(1);
+        const T *A = a.trans_a ? Ad + l0 : Ad + l0 * lda;
+        const T *B = a.trans_b ? Bd + j0 + l0 * ldb : Bd + l0 + j0 * ldb;
+        cudaError_t e = compute<T>(s, part, A, lda, B, ldb, Cd + j0 * ldc, ldc);
+        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "gemm kernel launch");
+    };
+    auto computed = [&](int64_t b) -> tsr_status {
+        cudaError_t e = cudaEventRecord(s.computed[b & 1], s.stream);
+        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot record the end of a product");
+    };
+    auto down_c = [&](int64_t b, int64_t j0, int64_t j1) -> tsr_status {
+        if (kc == Memory::device) return TSR_SUCCESS;
+        if (cudaError_t e = cudaStreamWaitEvent(s.copies, s.computed[b & 1], 0); e != cudaSuccess)
+            return fail_cuda(e, "cannot order C's copy after its product");
+        return download(s, a.C + j0 * a.ldc, Cd + j0 * ldc, m, j1 - j0, a.ldc, elem, kc, s.copies);
+    };
+    auto col = [&](int64_t b) { return n * b / plan.blocks; };
+    auto depth = [&](int64_t l) { return k * l / plan.slices; };
+
+    if (verbose)
+        std::fprintf(stderr, "tessera: cuda host operands: C in %lld column blocks, the first over %lld slices of k\n",
+                     (long long)plan.blocks, (long long)plan.slices);
+    tsr_status st = up_bc(col(0), col(1));
+    for (int64_t l = 0; l < plan.slices && st == TSR_SUCCESS; ++l) {
+        st = up_a(depth(l), depth(l + 1));
+        if (st == TSR_SUCCESS) st = uploaded();
+        if (st == TSR_SUCCESS) st = product(col(0), col(1), depth(l), depth(l + 1));
+    }
+    if (st == TSR_SUCCESS) st = computed(0);
+    for (int64_t b = 1; b < plan.blocks && st == TSR_SUCCESS; ++b) {
+        st = up_bc(col(b), col(b + 1));
+        if (st == TSR_SUCCESS) st = uploaded();
+        if (st == TSR_SUCCESS) st = product(col(b), col(b + 1), 0, k);
+        if (st == TSR_SUCCESS) st = computed(b);
+        if (st == TSR_SUCCESS) st = down_c(b - 1, col(b - 1), col(b));
+    }
+    if (st == TSR_SUCCESS) st = down_c(plan.blocks - 1, col(plan.blocks - 1), n);
+    // Nothing may still read or write the pool and the pinned ring when the next call takes them.
+    const cudaError_t e1 = cudaStreamSynchronize(s.copies), e2 = cudaStreamSynchronize(s.stream);
+    if (st != TSR_SUCCESS) return st;
+    if (e1 != cudaSuccess || e2 != cudaSuccess) return fail_cuda(e1 != cudaSuccess ? e1 : e2, "gemm");
+    return TSR_SUCCESS;
+}
+
 template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
     State *s = state_of(ctx);
     if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
@@ -129,6 +256,9 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::G
     }
 
     std::lock_guard<std::mutex> lock(s->staging);
+    if (product && (ka != Memory::device || kb != Memory::device))
+        if (const OverlapPlan plan = overlap_plan(a.m, a.n, a.k); plan.used())
+            return overlapped<T>(*s, a, ka, kb, kc, plan);
     const T *dA = a.A, *dB = a.B;
     T *dC = a.C;
     int64_t lda = a.lda, ldb = a.ldb, ldc = a.ldc;
@@ -181,6 +311,13 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
 
 namespace {
 
+bool parse_overlap(const char *name, Overlap *out) {
+    const char *const names[] = {"auto", "off", "on"};
+    for (int i = 0; i < 3; ++i)
+        if (strcasecmp(name, names[i]) == 0) return *out = Overlap(i), true;
+    return false;
+}
+
 // An unknown value gets one warning and the default, as the core does for its variables.
 template <typename E> void read_one(const char *name, bool (*parse)(const char *, E *), const char *names,
                                     const char *fallback, E *out) {
@@ -198,6 +335,8 @@ void read_kernel_choice() {
     read_one("TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
     read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
     read_one("TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
+    overlap = Overlap::automatic;
+    read_one("TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     // As the core reads it (a whole number, 0 or 1); it warns about other values itself.
     verbose = false;
     if (const char *v = secure_getenv("TESSERA_VERBOSE"); v && *v) {

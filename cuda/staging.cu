@@ -33,11 +33,12 @@ Memory classify(const void *ptr) {
 }
 
 tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                  int64_t elem, Memory kind) {
-    const size_t pitch = size_t(rows * elem);
+                  int64_t elem, Memory kind, cudaStream_t stream, int64_t dst_ld) {
+    if (!stream) stream = s.stream;
+    const size_t pitch = size_t(rows * elem), dpitch = size_t((dst_ld > 0 ? dst_ld : rows) * elem);
     if (kind != Memory::pageable_host) { // pinned or device: one strided DMA copy
-        cudaError_t e = cudaMemcpy2DAsync(dst, pitch, src, size_t(ld * elem), pitch, size_t(cols),
-                                          cudaMemcpyDefault, s.stream);
+        cudaError_t e = cudaMemcpy2DAsync(dst, dpitch, src, size_t(ld * elem), pitch, size_t(cols),
+                                          cudaMemcpyDefault, stream);
         return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot copy an operand to the device");
     }
     const int64_t per = chunk_cols(rows, elem);
@@ -51,21 +52,22 @@ tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t co
         auto *stage = static_cast<unsigned char *>(s.pinned.half[turn]);
         const auto *from = static_cast<const unsigned char *>(src);
         copy_columns(stage, pitch, from + size_t(c0 * ld * elem), size_t(ld * elem), pitch, nc);
-        cudaError_t e = cudaMemcpyAsync(static_cast<unsigned char *>(dst) + size_t(c0) * pitch, stage,
-                                        size_t(nc) * pitch, cudaMemcpyHostToDevice, s.stream);
-        if (e == cudaSuccess) e = cudaEventRecord(s.pinned.done[turn], s.stream);
+        cudaError_t e = cudaMemcpy2DAsync(static_cast<unsigned char *>(dst) + size_t(c0) * dpitch, dpitch, stage,
+                                          pitch, pitch, size_t(nc), cudaMemcpyHostToDevice, stream);
+        if (e == cudaSuccess) e = cudaEventRecord(s.pinned.done[turn], stream);
         if (e != cudaSuccess) return fail_cuda(e, "cannot copy an operand to the device");
     }
     return TSR_SUCCESS;
 }
 
 tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                    int64_t elem, Memory kind) {
+                    int64_t elem, Memory kind, cudaStream_t stream) {
+    if (!stream) stream = s.stream;
     const size_t pitch = size_t(rows * elem);
     if (kind != Memory::pageable_host) {
         cudaError_t e = cudaMemcpy2DAsync(dst, size_t(ld * elem), src, pitch, pitch, size_t(cols),
-                                          cudaMemcpyDefault, s.stream);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(s.stream);
+                                          cudaMemcpyDefault, stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
         return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot copy C back from the device");
     }
     const int64_t per = chunk_cols(rows, elem);
@@ -75,8 +77,8 @@ tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t 
         const int64_t c0 = c * per, nc = std::min(per, cols - c0);
         cudaError_t e = cudaMemcpyAsync(s.pinned.half[c & 1],
                                         static_cast<const unsigned char *>(src) + size_t(c0) * pitch,
-                                        size_t(nc) * pitch, cudaMemcpyDeviceToHost, s.stream);
-        return e == cudaSuccess ? cudaEventRecord(s.pinned.done[c & 1], s.stream) : e;
+                                        size_t(nc) * pitch, cudaMemcpyDeviceToHost, stream);
+        return e == cudaSuccess ? cudaEventRecord(s.pinned.done[c & 1], stream) : e;
     };
     for (int64_t c = 0; c < std::min<int64_t>(2, chunks); ++c)
         if (cudaError_t e = issue(c); e != cudaSuccess) return fail_cuda(e, "cannot copy C back");

@@ -13,13 +13,14 @@ enum class Memory { device, pinned_host, pageable_host };
 // Where `ptr` lives, as cudaPointerGetAttributes says (managed memory counts as device).
 Memory classify(const void *ptr);
 
-// Copies rows×cols (column-major, leading dimension ld) from host `src` to the packed device
-// matrix `dst` (leading dimension rows) on the state's stream.
+// Copies rows×cols (column-major, leading dimension ld) from host `src` to the device matrix
+// `dst` (leading dimension dst_ld, 0: packed, rows) on `stream` (nullptr: the state's stream).
 tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                  int64_t elem, Memory kind);
-// Copies the packed device matrix `src` back to host `dst` (leading dimension ld) and waits.
+                  int64_t elem, Memory kind, cudaStream_t stream = nullptr, int64_t dst_ld = 0);
+// Copies the packed device matrix `src` back to host `dst` (leading dimension ld) on `stream`
+// (nullptr: the state's stream) and waits.
 tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                    int64_t elem, Memory kind);
+                    int64_t elem, Memory kind, cudaStream_t stream = nullptr);
 
 // The same for a vector of `bytes` bytes (x and y of sparse products), in chunks of 8 MiB.
 tsr_status upload_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind);

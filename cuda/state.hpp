@@ -43,6 +43,10 @@ struct State {
     DeviceBuffer vector[2];
     DeviceBuffer carries;
     cudaEvent_t carries_free = nullptr;
+    // Host-operand gemm with transfers overlapping the product (gemm.cu): a stream of its own
+    // for the copies, created on first use (under `staging`), and events between the two.
+    cudaStream_t copies = nullptr;
+    cudaEvent_t uploaded = nullptr, computed[2] = {nullptr, nullptr};
     // Split-K gemm: the slabs of partial products, taken by one call at a time (`split`, not
     // `staging`: device-operand calls do not take that one), with an event recorded after the
     // sum that read them last (a product on another stream waits for it).
