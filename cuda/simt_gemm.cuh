@@ -18,6 +18,17 @@ template <typename T> __device__ __forceinline__ void lds4(const T *p, T (&v)[4]
     }
 }
 
+// G groups of four consecutive shared-memory elements, STEP elements apart, into out.
+template <int G, int STEP, typename T> __device__ __forceinline__ void lds_groups(const T *p, T (&out)[4 * G]) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        T v[4];
+        lds4(p + g * STEP, v);
+#pragma unroll
+        for (int r = 0; r < 4; ++r) out[g * 4 + r] = v[r];
+    }
+}
+
 template <typename T> __device__ __forceinline__ void stg4(T *p, const T (&v)[4]) {
     if constexpr (sizeof(T) == 4) {
         *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
@@ -85,20 +96,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     auto load_fragments = [&](int buf, int stage, int kk) {
         const T *As = smem + stage * STAGE;
         const T *Bs = As + BK * LDA;
-#pragma unroll
-        for (int g = 0; g < GM; ++g) {
-            T v[4];
-            lds4(As + kk * LDA + wm0 + g * 32 + lm, v);
-#pragma unroll
-            for (int r = 0; r < 4; ++r) a[buf][g * 4 + r] = v[r];
-        }
-#pragma unroll
-        for (int h = 0; h < GN; ++h) {
-            T v[4];
-            lds4(Bs + kk * LDB + wn0 + h * 16 + ln, v);
-#pragma unroll
-            for (int c = 0; c < 4; ++c) b[buf][h * 4 + c] = v[c];
-        }
+        lds_groups<GM, 32>(As + kk * LDA + wm0 + lm, a[buf]);
+        lds_groups<GN, 16>(Bs + kk * LDB + wn0 + ln, b[buf]);
     };
 
     const int64_t ktiles = (p.k + BK - 1) / BK;

@@ -84,11 +84,10 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t ld, int64_t 
 enum class Copy { contig_mn, elem_k, contig_k };
 
 // Those copies for a tile wholly inside the matrix (rows mn0 .. mn0+ROWS-1 exist, the k tile is
-// full), with this thread's addresses worked out once per
-// block: its copies lie a fixed stride apart (THREADS is a multiple of the chunks or elements
-// of a row), and one k tile lies `advance` elements after the previous one. They land where
-// load_tile's / load_tile_k's land; blocks on an edge of the matrix, and a last partial k
-// tile, go through those.
+// full), with this thread's addresses worked out once per block: its copies lie a fixed stride
+// apart (THREADS is a multiple of the chunks or elements of a row), and one k tile lies
+// advance() elements after the previous one. They land where load_tile's / load_tile_k's
+// land; blocks on an edge of the matrix, and a last partial k tile, go through those.
 template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct TileCopier {
     static constexpr int VEC = MODE == Copy::elem_k ? 1 : 16 / int(sizeof(T));
     // Copies per row of the shared tile ([k][m]: a k row of ROWS; [m][k]: an m row of BK).
@@ -137,8 +136,8 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct 
 };
 
 // One stage of a kernel's pipeline: the copiers' copies when `fast` (the block inside the
-// matrix, the k tile full; 16-byte copies where p allows them), else `edge()` (the bounds-checked copies); the copiers move on to
-// the next k tile either way.
+// matrix, the k tile full; 16-byte copies where p allows them), else `edge()` (the
+// bounds-checked copies); the copiers move on to the next k tile either way.
 template <typename T, typename CopyA, typename CopyB, typename Params, typename Edge>
 __device__ __forceinline__ void copy_stage(bool fast, CopyA &a, CopyB &b, T *As, T *Bs, const Params &p, Edge edge) {
     if (fast) {

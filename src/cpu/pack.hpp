@@ -107,22 +107,27 @@ template <typename T> struct PackSources {
     BlockSumFn<T> sum;
 };
 
+// The sources' pointers at offset `off` (nullptr past s.count).
+template <typename T> inline void sources_at(const PackSources<T> &s, int64_t off, const T *(&x)[4]) {
+    for (int t = 0; t < 4; ++t) x[t] = t < s.count ? s.ptr[t] + off : nullptr;
+}
+
 // d[i·ds] = Σ_t coef[t]·src[t][off + i] (coef[0] = 1) for i < n. Runs long enough to pay for a
 // call go through the ISA's sum, straight into d when it is contiguous and through a small
 // buffer otherwise (a panel's stride); the rest in a loop per term count that the compiler
 // vectorises, the coefficients copied first (d could alias them as far as it knows).
 template <typename T>
 inline void combine(T *d, int64_t ds, const PackSources<T> &s, int64_t off, int64_t n) {
-    const T *x[4] = {s.ptr[0] + off, nullptr, nullptr, nullptr};
-    for (int t = 1; t < s.count; ++t) x[t] = s.ptr[t] + off;
+    const T *x[4];
+    sources_at(s, off, x);
     if (s.sum && n >= 16) {
         if (ds == 1) return s.sum(d, s.count, x, s.coef, n);
         constexpr int64_t chunk = 256;
         alignas(64) T buf[chunk];
         for (int64_t i0 = 0; i0 < n; i0 += chunk) {
             const int64_t len = std::min(chunk, n - i0);
-            const T *xc[4] = {x[0] + i0, x[1] ? x[1] + i0 : nullptr, x[2] ? x[2] + i0 : nullptr,
-                              x[3] ? x[3] + i0 : nullptr};
+            const T *xc[4];
+            sources_at(s, off + i0, xc);
             s.sum(buf, s.count, xc, s.coef, len);
             T *di = d + i0 * ds;
             for (int64_t i = 0; i < len; ++i) di[i * ds] = buf[i];
@@ -186,9 +191,8 @@ void pack_b_panel_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64
         for (int64_t l0 = 0; l0 < kc; l0 += chunk) {
             const int64_t len = std::min(chunk, kc - l0);
             for (int j = 0; j < cols; ++j) {
-                const int64_t off = p0 + l0 + (j0 + j) * g.ldb;
-                const T *x[4] = {s.ptr[0] + off, nullptr, nullptr, nullptr};
-                for (int t = 1; t < s.count; ++t) x[t] = s.ptr[t] + off;
+                const T *x[4];
+                sources_at(s, p0 + l0 + (j0 + j) * g.ldb, x);
                 s.sum(buf + j * chunk, s.count, x, s.coef, len);
             }
             T *d = dst + l0 * nr;
