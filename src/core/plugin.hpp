@@ -17,8 +17,9 @@ using CudaEntry = const BackendTable *(*)(int device, const char **why);
 const BackendTable *cuda_backend(const char **why);
 
 // Whether the CUDA driver (libcuda.so) is loaded in this process — only then can a pointer be
-// device memory. Cheap enough for every call: the loaded objects are scanned again only when
-// the dynamic loader's count of loaded objects has changed since the last look.
+// device memory. Cheap enough for every call: the loader is asked at most once per tick of the
+// coarse clock (4 ms or less) while the driver is absent, and the loaded objects are scanned
+// again only when the loader's count of loaded objects has changed since the last look.
 bool cuda_driver_loaded();
 
 // The CUDA table when the driver is already loaded (so that a pointer may be device memory),
