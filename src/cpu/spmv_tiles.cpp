@@ -1,6 +1,7 @@
 // CSR on tiles (the `tiles` kernel): y = alpha·A·x + beta·y one block of rows at a time, tile by
 // tile, so that the y block (2^17 entries) and the x segment a tile touches (2^13 entries) stay
-// in L2 while its entries stream by. Threads take runs of row blocks with equal numbers of entries.
+// in L2 while its entries stream by; the next tile's x segment is prefetched meanwhile. Threads
+// take runs of row blocks with equal numbers of entries.
 #include <omp.h>
 
 #include <algorithm>
@@ -13,12 +14,39 @@ namespace tessera::cpu {
 
 namespace {
 
+// The entries [e, end) of one tile: y block yb += alpha·(a_ij·x_j) (ALPHA1: alpha is 1). One
+// line of the next tile's x segment (`next`, `next_lines` lines of 64 bytes) is prefetched per
+// four entries: read in the random order of the entries, a segment's lines would each wait
+// for memory in turn (measured on AMD Zen 4, random 2M x 2M with 10 per row: 38 -> 25 ms).
+template <bool ALPHA1, typename V>
+void tile_entries(V *__restrict yb, const V *__restrict xb, const uint32_t *__restrict rc, const V *__restrict val,
+                  int64_t e, int64_t end, V alpha, const V *next, int64_t next_lines) {
+    constexpr uint32_t col_mask = (uint32_t(1) << sparse::kTileColShift) - 1;
+    constexpr int64_t line = 64 / sizeof(V);
+    auto add = [&](int64_t i) {
+        const V p = val[i] * xb[rc[i] & col_mask];
+        if constexpr (ALPHA1) yb[rc[i] >> sparse::kTileColShift] += p;
+        else yb[rc[i] >> sparse::kTileColShift] += alpha * p;
+    };
+    int64_t l = 0;
+    for (; e + 4 <= end; e += 4) {
+        if (l < next_lines) __builtin_prefetch(next + line * l++, 0, 2);
+        add(e);
+        add(e + 1);
+        add(e + 2);
+        add(e + 3);
+    }
+    for (; e < end; ++e) add(e);
+    for (; l < next_lines; ++l) __builtin_prefetch(next + line * l, 0, 2);
+}
+
 template <BetaMode B, typename V>
 void tile_blocks(const sparse::Tiled<V> &a, int64_t block_begin, int64_t block_end, const SpmvVectors<V> &v) {
     const uint32_t *rc = a.rc.data();
-    constexpr uint32_t col_mask = (uint32_t(1) << sparse::kTileColShift) - 1;
     const V *val = a.val.data();
     const V alpha = v.alpha;
+    const int64_t seg = int64_t(1) << sparse::kTileColShift;
+    const int64_t last_tile = a.block_first_tile[block_end]; // this thread's tiles end here
     for (int64_t rb = block_begin; rb < block_end; ++rb) {
         const int64_t r0 = rb << sparse::kTileRowShift, r1 = std::min(a.rows, (rb + 1) << sparse::kTileRowShift);
         V *yb = v.y + r0;
@@ -27,13 +55,18 @@ void tile_blocks(const sparse::Tiled<V> &a, int64_t block_begin, int64_t block_e
             for (int64_t i = 0; i < r1 - r0; ++i) yb[i] *= v.beta;
         for (int64_t k = a.block_first_tile[rb]; k < a.block_first_tile[rb + 1]; ++k) {
             const V *xb = v.x + (int64_t(a.tile_col_block[k]) << sparse::kTileColShift);
-            const int64_t end = a.tile_first[k + 1];
+            // The next tile's segment of x (within x: the last one may be short).
+            const V *next = xb;
+            int64_t next_lines = 0;
+            if (k + 1 < last_tile) {
+                const int64_t c0 = int64_t(a.tile_col_block[k + 1]) << sparse::kTileColShift;
+                next = v.x + c0;
+                next_lines = (std::min(seg, a.cols - c0) * int64_t(sizeof(V)) + 63) / 64;
+            }
             if (alpha == V(1))
-                for (int64_t e = a.tile_first[k]; e < end; ++e)
-                    yb[rc[e] >> sparse::kTileColShift] += val[e] * xb[rc[e] & col_mask];
+                tile_entries<true>(yb, xb, rc, val, a.tile_first[k], a.tile_first[k + 1], alpha, next, next_lines);
             else
-                for (int64_t e = a.tile_first[k]; e < end; ++e)
-                    yb[rc[e] >> sparse::kTileColShift] += alpha * (val[e] * xb[rc[e] & col_mask]);
+                tile_entries<false>(yb, xb, rc, val, a.tile_first[k], a.tile_first[k + 1], alpha, next, next_lines);
         }
     }
 }
