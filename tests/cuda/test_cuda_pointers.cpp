@@ -130,6 +130,37 @@ TEST_F(CudaPointers, ThreadsWithOwnHandles) {
     for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
 }
 
+// Auto routing asks the loader whether the CUDA driver is loaded at most once per tick of the
+// coarse clock. Run alone (each CTest entry is a process of its own), the first call here runs
+// on the CPU before CUDA is loaded; device memory made right after must still reach the CUDA
+// backend (the CPU backend would crash on it), for a product small enough to stay on the CPU
+// with host operands.
+TEST(CudaAutoRouting, DriverLoadedAfterTheFirstCall) {
+    tsr_handle h;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_AUTO), TSR_SUCCESS);
+    std::vector<double> a(64), b(64), c(64, -7.0);
+    for (int i = 0; i < 64; ++i) {
+        a[size_t(i)] = double(i % 5) - 2.0;
+        b[size_t(i)] = double(i % 3) + 1.0;
+    }
+    ASSERT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, a.data(), 8, b.data(), 8, 0.0,
+                        c.data(), 8),
+              TSR_SUCCESS);
+    const std::vector<double> expected = c;
+    TSR_REQUIRE_CUDA(); // loads the driver (after the call above, when run alone)
+    std::vector<double> poison(64, -7.0);
+    DeviceArray<double> dA(a), dB(b), dC(poison);
+    ASSERT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8, 0.0, dC.ptr, 8),
+              TSR_SUCCESS)
+        << tsr_last_error();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<double> back(64);
+    dC.to_host(back);
+    for (size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], expected[i]) << "element " << i; // small integers: exact
+    tsr_destroy(h);
+}
+
 // Host backends never dereference device memory: a CPU handle refuses device operands, for
 // gemm and for sparse products (test_cuda_spmv.cpp has more), with a clear error and nothing
 // written.
