@@ -163,7 +163,6 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     dt.tiles = t.tiles();
     dt.long_tiles = int64_t(t.long_tiles.size());
     dt.long_rows = int64_t(t.long_rows.size());
-    dt.scratch = t.scratch();
     d.kernel = sparse::Kernel::gpu_tiles;
     *built = true;
     return TSR_SUCCESS;

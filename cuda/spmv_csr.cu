@@ -154,7 +154,7 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
     const auto *col = static_cast<const I *>(a.col);
     const auto *val = static_cast<const V *>(a.val);
     switch (a.kernel) {
-    case sparse::Kernel::gpu_tiles: return tiles_product<V, I>(a, v, carries, stream);
+    case sparse::Kernel::gpu_tiles: return tiles_product<V, I>(a, v, stream);
     case sparse::Kernel::gpu_merge: {
         if (a.blocks == 0) return cudaSuccess;
         V *tail = carries, *head = carries + a.blocks;

@@ -201,6 +201,7 @@ cudaError_t coo_product(const DeviceCoo &a, const Vectors<V> &v, V *carries, cud
 
 template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStream_t stream) {
     if (n <= 0) return cudaSuccess;
+    if (beta == V(0)) return cudaMemsetAsync(y, 0, size_t(n) * sizeof(V), stream); // +0.0 in either type
     const int64_t blocks = std::min<int64_t>((n + spmv::kThreads - 1) / spmv::kThreads, 65536);
     spmv::scale<V><<<unsigned(blocks), spmv::kThreads, 0, stream>>>(n, beta, y);
     return cudaGetLastError();

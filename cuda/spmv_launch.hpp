@@ -22,9 +22,9 @@ template <typename V> struct Vectors {
 // Carries of the balanced kernels: 2·blocks values (tails, then heads), from the state's pool.
 template <typename V, typename I>
 cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cudaStream_t stream);
-// gpu_tiles (spmv_tiles.cu), from csr_product: scratch holds a.tiles.scratch values.
+// gpu_tiles (spmv_tiles.cu), from csr_product.
 template <typename V, typename I>
-cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, V *scratch, cudaStream_t stream);
+cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, cudaStream_t stream);
 // Lets the tiles kernel take `bytes` of dynamic shared memory on the current device (a no-op
 // up to 48 KiB; an error beyond the device's limit).
 template <typename V, typename I> cudaError_t tiles_allow_shared(size_t bytes);
@@ -35,13 +35,12 @@ cudaError_t coo_product(const DeviceCoo &a, const Vectors<V> &v, V *carries, cud
 template <typename V, typename I> cudaError_t ell_product(const DeviceEll &a, const Vectors<V> &v, cudaStream_t stream);
 // trans: y = alpha·Aᵀ·x + beta·y, read along the same diagonals.
 template <typename V> cudaError_t dia_product(const DeviceDia &a, bool trans, const Vectors<V> &v, cudaStream_t stream);
-// y = beta·y over n entries (alpha == 0: neither A nor x is read).
+// y = beta·y over n entries (alpha == 0: neither A nor x is read); beta == 0 zeroes y without
+// reading it.
 template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStream_t stream);
 
-// Carries (in blocks of 2 values) the product needs: the blocks of its balanced kernel, the
-// tiles' scratch, or 0.
+// Carries (in blocks of 2 values) the product needs: the blocks of its balanced kernel, or 0.
 inline int64_t carry_blocks(const DeviceCsr &a) {
-    if (a.kernel == sparse::Kernel::gpu_tiles) return (a.tiles.scratch + 1) / 2;
     return a.kernel == sparse::Kernel::gpu_merge ? a.blocks : 0;
 }
 

@@ -72,7 +72,8 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
             const int64_t first = t.long_parts + j * g.tiles;
             t.long_rows.push_back({long_list[size_t(g.first_row + j)], first, first + g.tiles});
         }
-        for (int64_t s = 0; s < g.tiles; ++s) t.long_tiles.push_back({t.long_parts + s, int32_t(g.rows), int32_t(g.tiles)});
+        for (int64_t s = 0; s < g.tiles; ++s)
+            t.long_tiles.push_back({t.long_parts + s, int32_t(g.rows), int32_t(g.tiles), g.first_row});
         t.long_parts += g.rows * g.tiles;
         groups.push_back(g);
     }

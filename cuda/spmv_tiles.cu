@@ -4,11 +4,10 @@
 // loads (kTileAlign entries each, kTileGroups<V, I> groups in flight), gather x (neighbouring
 // threads read neighbouring columns, so sectors are shared), and add the products into the
 // partial sum of their row with shared-memory atomics (for doubles, one atomic after a warp sum
-// where all of a warp's lanes add to one row). A row block of one tile (S == 1) then writes
-// y = alpha·sum + beta·y; with S > 1, y is first scaled by beta and each tile adds alpha·its
-// partial sums into y with global atomics. A long tile writes its group's partial sums to the
-// scratch; last, a warp per long row adds alpha·(its partial sums, in order) to y. The atomics
-// make the order of additions vary from run to run.
+// where all of a warp's lanes add to one row). A layout of one slab and no long rows then has
+// each row block write y = alpha·sum + beta·y; otherwise y is first set to beta·y (zeroed when
+// beta is 0) and every tile, long tiles included, adds alpha·its sums into y with global
+// atomics. The atomics make the order of additions vary from run to run.
 #include <algorithm>
 
 #include "spmv_device.cuh"
@@ -81,10 +80,10 @@ __device__ __forceinline__ void add_entries(V *sum, int64_t b, int64_t e, const 
 
 template <typename V, typename I>
 __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
-    csr_tiles(int64_t rows, int R, int slabs, int64_t tiles, int64_t long_tiles, const int64_t *__restrict__ tile_start,
-              const int64_t *__restrict__ tile_end, const I *__restrict__ col, const uint16_t *__restrict__ lrow,
-              const V *__restrict__ val, const LongTile *__restrict__ long_tile, const V *__restrict__ x, V alpha,
-              V beta, V *__restrict__ y, V *__restrict__ scratch) {
+    csr_tiles(int64_t rows, int R, int slabs, bool add_into_y, int64_t tiles, int64_t long_tiles,
+              const int64_t *__restrict__ tile_start, const int64_t *__restrict__ tile_end, const I *__restrict__ col,
+              const uint16_t *__restrict__ lrow, const V *__restrict__ val, const LongTile *__restrict__ long_tile,
+              const LongRow *__restrict__ long_row, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
     extern __shared__ __align__(16) unsigned char tile_shared[];
     V *sum = reinterpret_cast<V *>(tile_shared);
     const int tid = threadIdx.x, lane = tid & 31;
@@ -113,56 +112,33 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
         add_entries<V, I, false>(sum, b, e, col, lrow, val, x, tid, lane);
     __syncthreads();
 
-    if (is_long) {
-        V *part = scratch + lt.out;
-        for (int k = tid; k < nr; k += kTileThreads) part[int64_t(k) * lt.stride] = sum[k];
-    } else if (slabs == 1) {
+    if (is_long) { // y holds beta·y already
+        for (int k = tid; k < nr; k += kTileThreads) atomicAdd(y + long_row[lt.first_row + k].row, alpha * sum[k]);
+    } else if (!add_into_y) {
         for (int k = tid; k < nr; k += kTileThreads) store_y(y, r0 + k, alpha, sum[k], beta);
-    } else { // y holds beta·y already
+    } else { // y holds beta·y already; rows of a long row's block add 0 here
         for (int k = tid; k < nr; k += kTileThreads) atomicAdd(y + r0 + k, alpha * sum[k]);
     }
-}
-
-// A warp per long row: y[row] += alpha·(its partial sums, in a fixed order).
-template <typename V>
-__global__ void __launch_bounds__(128)
-    tiles_long_rows(int64_t n, const LongRow *__restrict__ list, const V *__restrict__ sums, V alpha,
-                    V *__restrict__ y) {
-    const int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (w >= n) return; // whole warps
-    const LongRow r = list[w];
-    V s = V(0);
-    for (int64_t c = r.first + lane; c < r.last; c += 32) s += sums[c];
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    if (lane == 0) y[r.row] = alpha * s + y[r.row];
 }
 
 } // namespace spmv
 
 template <typename V, typename I>
-cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, V *scratch, cudaStream_t stream) {
+cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, cudaStream_t stream) {
     using namespace spmv;
     const DeviceTiles &t = a.tiles;
     const int64_t grid = t.long_tiles + t.tiles;
     if (grid == 0) return cudaSuccess;
     if (grid > 0x7fffffff) return cudaErrorInvalidConfiguration;
     const size_t shared = size_t(t.tile_rows) * sizeof(V);
-    if (t.slabs > 1) // the slabs add into y
+    const bool add_into_y = t.slabs > 1 || t.long_tiles > 0; // several tiles add into one y
+    if (add_into_y)
         if (cudaError_t e = scale_vector<V>(a.rows, v.beta, v.y, stream); e != cudaSuccess) return e;
     csr_tiles<V, I><<<unsigned(grid), kTileThreads, shared, stream>>>(
-        a.rows, int(t.tile_rows), int(t.slabs), t.tiles, t.long_tiles, t.tile_start, t.tile_end,
-        static_cast<const I *>(t.col), t.lrow, static_cast<const V *>(t.val), t.long_tile, v.x, v.alpha, v.beta, v.y,
-        scratch);
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    if (t.long_rows > 0) {
-        unsigned blocks;
-        if (cudaError_t e = grid_for(t.long_rows * 32, 128, &blocks); e != cudaSuccess) return e;
-        tiles_long_rows<V><<<blocks, 128, 0, stream>>>(t.long_rows, t.long_row, scratch, v.alpha, v.y);
-        if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    }
-    return cudaSuccess;
+        a.rows, int(t.tile_rows), int(t.slabs), add_into_y, t.tiles, t.long_tiles, t.tile_start, t.tile_end,
+        static_cast<const I *>(t.col), t.lrow, static_cast<const V *>(t.val), t.long_tile, t.long_row, v.x, v.alpha,
+        v.beta, v.y);
+    return cudaGetLastError();
 }
 
 template <typename V, typename I> cudaError_t tiles_allow_shared(size_t bytes) {
@@ -182,7 +158,7 @@ template <typename V, typename I> cudaError_t tiles_allow_shared(size_t bytes) {
 }
 
 #define TSR_TILES(V, I)                                                                                           \
-    template cudaError_t tiles_product<V, I>(const DeviceCsr &, const Vectors<V> &, V *, cudaStream_t);           \
+    template cudaError_t tiles_product<V, I>(const DeviceCsr &, const Vectors<V> &, cudaStream_t);                \
     template cudaError_t tiles_allow_shared<V, I>(size_t);
 TSR_TILES(float, int32_t)
 TSR_TILES(float, int64_t)

@@ -92,6 +92,7 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
         EXPECT_LE(lt.rows, R);
         for (size_t r = 0; r < t.long_rows.size(); ++r)
             if (t.long_rows[r].first <= lt.out && lt.out < t.long_rows[r].last) group_first[q] = int64_t(r);
+        EXPECT_EQ(lt.first_row, group_first[q]) << "long tile " << q << ": its group's first long row";
         if (group_first[q] < 0 || size_t(group_first[q] + lt.rows) > t.long_rows.size()) {
             ADD_FAILURE() << "long tile " << q << " writes no long row's partial sums, or past the last";
             return 0;
@@ -162,7 +163,6 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
     EXPECT_EQ(next_long, t.long_rows.size()) << "long rows out of order";
     EXPECT_EQ(int64_t(seen.size()), m.nnz()) << "entries in the tiles that are not the matrix's";
     EXPECT_EQ(parts, t.long_parts) << "every partial sum belongs to one long row";
-    EXPECT_EQ(t.scratch(), t.long_parts);
     return int64_t(t.long_rows.size());
 }
 
@@ -171,19 +171,19 @@ template <typename V, typename I>
 std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> &x, double alpha, double beta,
                            std::vector<double> y) {
     const int64_t R = t.tile_rows, S = t.slabs, rows = t.rows;
-    std::vector<double> scratch(size_t(t.scratch()), std::numeric_limits<double>::quiet_NaN());
-    for (size_t q = 0; q < t.long_tiles.size(); ++q) { // a long tile: its group's partial sums
+    // One slab and no long tiles: y = alpha·sum + beta·y. Otherwise y = beta·y first (0 for
+    // beta == 0, y not read), then every tile adds alpha·its sums.
+    const bool add_into_y = S > 1 || !t.long_tiles.empty();
+    if (add_into_y)
+        for (double &v : y) v = beta == 0 ? 0.0 : beta * v;
+    for (size_t q = 0; q < t.long_tiles.size(); ++q) { // a long tile: its group's rows
         const auto &lt = t.long_tiles[q];
         const int64_t k = t.tiles() + int64_t(q);
         std::vector<double> sum(size_t(lt.rows), 0.0);
         for (int64_t p = t.tile_start[size_t(k)]; p < t.tile_end[size_t(k)]; ++p)
             sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
-        for (int64_t j = 0; j < lt.rows; ++j) scratch[size_t(lt.out + j * lt.stride)] = sum[size_t(j)];
+        for (int64_t j = 0; j < lt.rows; ++j) y[size_t(t.long_rows[size_t(lt.first_row + j)].row)] += alpha * sum[size_t(j)];
     }
-    // One slab: y = alpha·sum + beta·y. Several: y = beta·y first (0 for beta == 0, y not read),
-    // then each slab's tile adds alpha·its sums.
-    if (S > 1)
-        for (double &v : y) v = beta == 0 ? 0.0 : beta * v;
     for (int64_t k = 0; k < t.tiles(); ++k) {
         const int64_t r0 = k / S * R, nr = std::min(R, rows - r0);
         std::vector<double> sum(size_t(nr), 0.0);
@@ -191,14 +191,9 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
             sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
         for (int64_t q = 0; q < nr; ++q) {
             double &out = y[size_t(r0 + q)];
-            if (S > 1) out += alpha * sum[size_t(q)];
+            if (add_into_y) out += alpha * sum[size_t(q)];
             else out = beta == 0 ? alpha * sum[size_t(q)] : alpha * sum[size_t(q)] + beta * out;
         }
-    }
-    for (const auto &lr : t.long_rows) {
-        double s = 0;
-        for (int64_t c = lr.first; c < lr.last; ++c) s += scratch[size_t(c)];
-        y[size_t(lr.row)] = alpha * s + y[size_t(lr.row)];
     }
     return y;
 }
