@@ -270,6 +270,64 @@ template <> void multiply_add_avx512<float>(float *acc, const float *val, const 
     }
 }
 
+namespace {
+
+template <typename V> struct DiaVec;
+template <> struct DiaVec<double> {
+    static constexpr int n = 8;
+    using Vec = __m512d;
+    using Mask = __mmask8;
+    static Vec zero() { return _mm512_setzero_pd(); }
+    static Vec set1(double a) { return _mm512_set1_pd(a); }
+    static Vec load(const double *p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
+    static Vec mul(Vec a, Vec b) { return _mm512_mul_pd(a, b); }
+    static void store(double *p, Mask m, Vec v) { _mm512_mask_storeu_pd(p, m, v); }
+};
+template <> struct DiaVec<float> {
+    static constexpr int n = 16;
+    using Vec = __m512;
+    using Mask = __mmask16;
+    static Vec zero() { return _mm512_setzero_ps(); }
+    static Vec set1(float a) { return _mm512_set1_ps(a); }
+    static Vec load(const float *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+    static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+    static void store(float *p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
+};
+
+} // namespace
+
+template <BetaMode B, typename V>
+void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs, int64_t ndiag, int64_t o0,
+                     int64_t o1, V alpha, V beta, V *y) {
+    using D = DiaVec<V>;
+    constexpr int L = D::n;
+    const typename D::Vec va = D::set1(alpha), vb = D::set1(beta);
+    for (int64_t o = o0; o < o1; o += L) {
+        const int64_t n = std::min<int64_t>(L, o1 - o);
+        const typename D::Mask m = typename D::Mask((uint32_t(1) << n) - 1u); // n <= 16
+        typename D::Vec acc = D::zero();
+        for (int64_t d = 0; d < ndiag; ++d) acc = D::fma(D::load(val + vofs[d] + o, m), D::load(x + xofs[d] + o, m), acc);
+        typename D::Vec r = D::mul(va, acc);
+        if constexpr (B == BetaMode::one) r = D::fma(D::set1(V(1)), D::load(y + o, m), r);
+        if constexpr (B == BetaMode::scale) r = D::fma(vb, D::load(y + o, m), r);
+        D::store(y + o, m, r);
+    }
+    (void)vb;
+}
+
+#define TSR_DIA_ROWS(B, V)                                                                                        \
+    template void dia_rows_avx512<B, V>(const V *, const int64_t *, const V *, const int64_t *, int64_t, int64_t,  \
+                                         int64_t, V, V, V *);
+TSR_DIA_ROWS(BetaMode::zero, float)
+TSR_DIA_ROWS(BetaMode::one, float)
+TSR_DIA_ROWS(BetaMode::scale, float)
+TSR_DIA_ROWS(BetaMode::zero, double)
+TSR_DIA_ROWS(BetaMode::one, double)
+TSR_DIA_ROWS(BetaMode::scale, double)
+#undef TSR_DIA_ROWS
+
 #define TSR_AVX512_SEGMENT(B, R, V, I)                                                             \
     template void csr_segment_avx512<B, R, V, I>(const sparse::Csr<V, I> &, const CsrSegment &,    \
                                                  const SpmvVectors<V> &, V *);

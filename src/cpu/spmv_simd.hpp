@@ -1,5 +1,5 @@
 // The AVX-512 pieces of the CPU sparse kernels (spmv_avx512.cpp, compiled for AVX-512F only):
-// CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs.
+// CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs and rows.
 // Callers use them only when cpu::active_isa() is avx512.
 #pragma once
 
@@ -23,6 +23,12 @@ void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
 
 // acc[0..n) += val[0..n) · x[0..n)
 template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x, int64_t n);
+
+// DIA outputs [o0, o1), every diagonal in range there: y[o] = alpha·Σ_d val[vofs[d] + o] ·
+// x[xofs[d] + o] + beta·y[o], the diagonals summed in registers a vector of outputs at a time.
+template <BetaMode B, typename V>
+void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs, int64_t ndiag, int64_t o0,
+                     int64_t o1, V alpha, V beta, V *y);
 #endif
 
 } // namespace tessera::cpu
