@@ -45,9 +45,9 @@ inline constexpr double kGpuTilesMaxMean = 32;
 // AUTO's own rule for gpu_tiles (choose_format_gpu): in double, only without rows longer than
 // kGpuTilesAutoMaxRow (no long tiles). Measured on an H100 against cuSPARSE's best
 // (docs/performance.md): on a random 1M x 1M matrix with 16 per row tiles (R = 16384 floats,
-// 8192 doubles) ran 1.78x in float and 1.13x in double, where ELL and every other CSR kernel ran
+// 8192 doubles) ran 1.84x in float and 1.16x in double, where ELL and every other CSR kernel ran
 // 0.92-1.05x; on power-law rows (a sixth of the entries in long rows, which go to long tiles)
-// 1.07x in float and 0.78x in double, against the merge path's 0.93x and 0.92x.
+// 1.15x in float and 0.78x in double, against the merge path's 0.93x and 0.92x.
 inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
 inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
     const RowStats &r = s.row;
