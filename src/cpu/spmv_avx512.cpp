@@ -5,7 +5,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <type_traits>
 
+#include "cpu/kernels/avx512_traits.hpp"
 #include "cpu/spmv_simd.hpp"
 
 namespace tessera::cpu {
@@ -271,48 +273,24 @@ template <> void multiply_add_avx512<float>(float *acc, const float *val, const 
 }
 
 namespace {
-
-template <typename V> struct DiaVec;
-template <> struct DiaVec<double> {
-    static constexpr int n = 8;
-    using Vec = __m512d;
-    using Mask = __mmask8;
-    static Vec zero() { return _mm512_setzero_pd(); }
-    static Vec set1(double a) { return _mm512_set1_pd(a); }
-    static Vec load(const double *p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm512_mul_pd(a, b); }
-    static void store(double *p, Mask m, Vec v) { _mm512_mask_storeu_pd(p, m, v); }
-};
-template <> struct DiaVec<float> {
-    static constexpr int n = 16;
-    using Vec = __m512;
-    using Mask = __mmask16;
-    static Vec zero() { return _mm512_setzero_ps(); }
-    static Vec set1(float a) { return _mm512_set1_ps(a); }
-    static Vec load(const float *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
-    static void store(float *p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
-};
-
+template <typename V> using DiaVec = std::conditional_t<sizeof(V) == 4, Avx512F32, Avx512F64>;
 } // namespace
 
 template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs, int64_t ndiag, int64_t o0,
                      int64_t o1, V alpha, V beta, V *y) {
     using D = DiaVec<V>;
-    constexpr int L = D::n;
+    constexpr int L = D::lanes;
     const typename D::Vec va = D::set1(alpha), vb = D::set1(beta);
     for (int64_t o = o0; o < o1; o += L) {
         const int64_t n = std::min<int64_t>(L, o1 - o);
-        const typename D::Mask m = typename D::Mask((uint32_t(1) << n) - 1u); // n <= 16
+        const typename D::Mask m = D::mask(int(n));
         typename D::Vec acc = D::zero();
-        for (int64_t d = 0; d < ndiag; ++d) acc = D::fma(D::load(val + vofs[d] + o, m), D::load(x + xofs[d] + o, m), acc);
+        for (int64_t d = 0; d < ndiag; ++d) acc = D::fma(D::maskload(val + vofs[d] + o, m), D::maskload(x + xofs[d] + o, m), acc);
         typename D::Vec r = D::mul(va, acc);
-        if constexpr (B == BetaMode::one) r = D::fma(D::set1(V(1)), D::load(y + o, m), r);
-        if constexpr (B == BetaMode::scale) r = D::fma(vb, D::load(y + o, m), r);
-        D::store(y + o, m, r);
+        if constexpr (B == BetaMode::one) r = D::fma(D::set1(V(1)), D::maskload(y + o, m), r);
+        if constexpr (B == BetaMode::scale) r = D::fma(vb, D::maskload(y + o, m), r);
+        D::maskstore(y + o, m, r);
     }
     (void)vb;
 }

@@ -1,9 +1,10 @@
 // AVX-512 micro-kernels (compiled with -mavx512f -mavx512vl -mfma, run only where CPUID says so):
-// float 32×12 and double 16×12 register tiles (24 of the 32 zmm registers as accumulators),
+// float 64×6 and double 32×6 register tiles (24 of the 32 zmm registers as accumulators),
 // and the unpacked direct path with masked edges.
 #include <immintrin.h>
 
 #include "cpu/kernels/avx2_traits.hpp"
+#include "cpu/kernels/avx512_traits.hpp"
 #include "cpu/kernels/direct_tile.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/kernels/register_tile.hpp"
@@ -11,40 +12,6 @@
 namespace tessera::cpu {
 
 namespace {
-
-struct Avx512F32 {
-    using T = float;
-    using Vec = __m512;
-    static constexpr int lanes = 16;
-    static Vec zero() { return _mm512_setzero_ps(); }
-    static Vec load(const T *p) { return _mm512_load_ps(p); }
-    static Vec loadu(const T *p) { return _mm512_loadu_ps(p); }
-    static void storeu(T *p, Vec v) { _mm512_storeu_ps(p, v); }
-    static Vec set1(T x) { return _mm512_set1_ps(x); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
-    using Mask = __mmask16;
-    static Mask mask(int n) { return Mask((1u << n) - 1u); }
-    static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
-    static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
-};
-
-struct Avx512F64 {
-    using T = double;
-    using Vec = __m512d;
-    static constexpr int lanes = 8;
-    static Vec zero() { return _mm512_setzero_pd(); }
-    static Vec load(const T *p) { return _mm512_load_pd(p); }
-    static Vec loadu(const T *p) { return _mm512_loadu_pd(p); }
-    static void storeu(T *p, Vec v) { _mm512_storeu_pd(p, v); }
-    static Vec set1(T x) { return _mm512_set1_pd(x); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm512_mul_pd(a, b); }
-    using Mask = __mmask8;
-    static Mask mask(int n) { return Mask((1u << n) - 1u); }
-    static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }
-    static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_pd(p, m, v); }
-};
 
 // Half-width (ymm) twins with AVX-512VL masks, for products of at most one half-vector of
 // rows: a masked zmm FMA costs a full one (on cores that split 512-bit operations in two,
