@@ -281,18 +281,16 @@ void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_
                      int64_t o1, V alpha, V beta, V *y) {
     using D = DiaVec<V>;
     constexpr int L = D::lanes;
-    const typename D::Vec va = D::set1(alpha), vb = D::set1(beta);
+    const typename D::Vec va = D::set1(alpha), vb = D::set1(beta); // beta unread when zero
     for (int64_t o = o0; o < o1; o += L) {
         const int64_t n = std::min<int64_t>(L, o1 - o);
         const typename D::Mask m = D::mask(int(n));
         typename D::Vec acc = D::zero();
         for (int64_t d = 0; d < ndiag; ++d) acc = D::fma(D::maskload(val + vofs[d] + o, m), D::maskload(x + xofs[d] + o, m), acc);
         typename D::Vec r = D::mul(va, acc);
-        if constexpr (B == BetaMode::one) r = D::fma(D::set1(V(1)), D::maskload(y + o, m), r);
-        if constexpr (B == BetaMode::scale) r = D::fma(vb, D::maskload(y + o, m), r);
+        if constexpr (B != BetaMode::zero) r = D::fma(vb, D::maskload(y + o, m), r); // beta is 1 or not
         D::maskstore(y + o, m, r);
     }
-    (void)vb;
 }
 
 #define TSR_DIA_ROWS(B, V)                                                                                        \
