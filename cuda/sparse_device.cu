@@ -150,7 +150,7 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     if (st == TSR_SUCCESS) st = c.put(t.lrow, &p), dt.lrow = static_cast<const uint16_t *>(p);
     if (st == TSR_SUCCESS) st = c.put(t.val, &dt.val);
     if (st == TSR_SUCCESS) st = c.put(t.long_tiles, &p), dt.long_tile = static_cast<const LongTile *>(p);
-    if (st == TSR_SUCCESS) st = c.put(t.long_rows, &p), dt.long_row = static_cast<const LongRow *>(p);
+    if (st == TSR_SUCCESS) st = c.put(t.long_rows, &p), dt.long_row = static_cast<const int64_t *>(p);
     if (st != TSR_SUCCESS) {
         dt = DeviceTiles{};
         if (st != TSR_ERR_OUT_OF_MEMORY) return st;
@@ -162,7 +162,6 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     dt.slabs = t.slabs;
     dt.tiles = t.tiles();
     dt.long_tiles = int64_t(t.long_tiles.size());
-    dt.long_rows = int64_t(t.long_rows.size());
     d.kernel = sparse::Kernel::gpu_tiles;
     *built = true;
     return TSR_SUCCESS;

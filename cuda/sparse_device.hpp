@@ -16,13 +16,13 @@ namespace tessera::cuda {
 
 // gpu_tiles (spmv_tiles.hpp): the tiles' entries, the long tiles and the long rows.
 struct DeviceTiles {
-    int64_t tile_rows = 0, slabs = 1, tiles = 0, long_tiles = 0, long_rows = 0;
+    int64_t tile_rows = 0, slabs = 1, tiles = 0, long_tiles = 0;
     const int64_t *tile_start = nullptr, *tile_end = nullptr; // the row blocks' tiles, then the long tiles
     const void *col = nullptr; // I
     const uint16_t *lrow = nullptr;
     const void *val = nullptr; // V
     const LongTile *long_tile = nullptr;
-    const LongRow *long_row = nullptr;
+    const int64_t *long_row = nullptr; // the long rows, in row order
 };
 
 struct DeviceCsr {

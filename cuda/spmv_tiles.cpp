@@ -54,27 +54,21 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     const int64_t tile_nnz = nnz - long_entries;
 
     // Long groups: the long rows in row order, at most R to a group; a group's entries cut
-    // into S_g long tiles of nearly equal counts, local row j's partial sums at
-    // [first_g + j·S_g, first_g + (j + 1)·S_g).
+    // into S_g long tiles of nearly equal counts, each adding into y for every row of the group.
     struct Group {
         int64_t first_row, rows, entries, tiles, first_tile; // first_tile: from the long tiles' first
     };
     std::vector<int64_t> long_list;
     for (int64_t i = 0; i < rows; ++i)
         if (is_long[size_t(i)]) long_list.push_back(i);
+    t.long_rows = long_list;
     std::vector<Group> groups;
     for (size_t q = 0; q < long_list.size(); q += size_t(R)) {
         Group g{int64_t(q), std::min<int64_t>(R, int64_t(long_list.size() - q)), 0, 0, int64_t(t.long_tiles.size())};
         for (int64_t j = 0; j < g.rows; ++j) g.entries += len(long_list[size_t(g.first_row + j)]);
         const int64_t per = std::max(kLongTileEntries, kLongTileRowShare * g.rows);
         g.tiles = std::max<int64_t>(1, g.entries / per);
-        for (int64_t j = 0; j < g.rows; ++j) {
-            const int64_t first = t.long_parts + j * g.tiles;
-            t.long_rows.push_back({long_list[size_t(g.first_row + j)], first, first + g.tiles});
-        }
-        for (int64_t s = 0; s < g.tiles; ++s)
-            t.long_tiles.push_back({t.long_parts + s, int32_t(g.rows), int32_t(g.tiles), g.first_row});
-        t.long_parts += g.rows * g.tiles;
+        for (int64_t s = 0; s < g.tiles; ++s) t.long_tiles.push_back({g.first_row, g.rows});
         groups.push_back(g);
     }
 

@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
     csr_tiles(int64_t rows, int R, int slabs, bool add_into_y, int64_t tiles, int64_t long_tiles,
               const int64_t *__restrict__ tile_start, const int64_t *__restrict__ tile_end, const I *__restrict__ col,
               const uint16_t *__restrict__ lrow, const V *__restrict__ val, const LongTile *__restrict__ long_tile,
-              const LongRow *__restrict__ long_row, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+              const int64_t *__restrict__ long_row, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
     extern __shared__ __align__(16) unsigned char tile_shared[];
     V *sum = reinterpret_cast<V *>(tile_shared);
     const int tid = threadIdx.x, lane = tid & 31;
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
     if (is_long) {
         t = tiles + blockIdx.x;
         lt = long_tile[blockIdx.x];
-        nr = lt.rows;
+        nr = int(lt.rows);
     } else {
         t = int64_t(blockIdx.x) - long_tiles;
         r0 = t / slabs * R;
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
     __syncthreads();
 
     if (is_long) { // y holds beta·y already
-        for (int k = tid; k < nr; k += kTileThreads) atomicAdd(y + long_row[lt.first_row + k].row, alpha * sum[k]);
+        for (int k = tid; k < nr; k += kTileThreads) atomicAdd(y + long_row[lt.first_row + k], alpha * sum[k]);
     } else if (!add_into_y) {
         for (int k = tid; k < nr; k += kTileThreads) store_y(y, r0 + k, alpha, sum[k], beta);
     } else { // y holds beta·y already; rows of a long row's block add 0 here

@@ -15,12 +15,10 @@
 // row block and more than kTilesLongMin) are left out of their row blocks' tiles and gathered,
 // in row order, into long groups of at most R rows; each group's entries are sorted by column
 // (stable) and cut into long tiles of nearly equal entry counts (at least kLongTileEntries, and
-// kLongTileRowShare entries per row of the group, so that a tile's sums stay few). A long tile's
-// block sums into the group's R-row shared sums like any tile, so the long rows' gathers share
-// sectors too (many long rows over one column range), and adds alpha·its sum for each row of
-// its group into y with global atomics. The layout also numbers each long tile's sum of each
-// row (LongRow first/last, LongTile out/stride: one part per row and long tile), which the
-// host-side tests use to check that every long row's entries are covered once.
+// kLongTileRowShare entries per row of the group, so that a tile's atomics stay few). A long
+// tile's block sums into the group's R-row shared sums like any tile, so the long rows' gathers
+// share sectors too (many long rows over one column range), and adds alpha·its sum for each
+// row of its group into y with global atomics.
 #pragma once
 
 #include <cstdint>
@@ -42,17 +40,10 @@ inline constexpr int64_t kTilesLongShare = 64;   // longer rows with > 1/64 of t
 inline constexpr int64_t kLongTileEntries = 8192;  // a long tile's entries, at least
 inline constexpr int64_t kLongTileRowShare = 8;    // ... and this many per row of its group
 
-// A long row: its sums are parts [first, last) of the long tiles' (the layout's numbering).
-struct LongRow {
-    int64_t row, first, last;
-};
-
-// A long tile's group: `rows` local rows, local row j being long_rows[first_row + j]; its sum
-// of local row j is part out + j·stride.
+// A long tile's group: `rows` local rows, local row j being long_rows[first_row + j].
 struct LongTile {
-    int64_t out;
-    int32_t rows, stride;
     int64_t first_row;
+    int64_t rows;
 };
 
 struct TilesConfig {
@@ -76,8 +67,7 @@ template <typename V, typename I> struct TileLayout {
     std::vector<uint16_t> lrow;       // row within the row block, or within the long group
     std::vector<V> val;
     std::vector<LongTile> long_tiles;
-    std::vector<LongRow> long_rows;   // in row order
-    int64_t long_parts = 0;           // sums of the long tiles, one per row of its group
+    std::vector<int64_t> long_rows;   // the long rows, in row order
     int64_t tiles() const { return row_blocks * slabs; }
 };
 

@@ -83,27 +83,22 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
     EXPECT_EQ(t.lrow.size(), t.col.size());
     EXPECT_EQ(t.val.size(), t.col.size());
 
-    // Where each long tile's local rows are: long_rows[group_first[q] + j] for local row j, the
-    // group's first row being the one whose partial sums [first, last) hold part `out`.
-    std::vector<int64_t> group_first(t.long_tiles.size(), -1);
+    // Each long tile's local rows: long_rows[first_row + j]; its group's rows, all long rows
+    // covered by consecutive groups of at most R rows.
     for (size_t q = 0; q < t.long_tiles.size(); ++q) {
         const auto &lt = t.long_tiles[q];
         EXPECT_GE(lt.rows, 1);
         EXPECT_LE(lt.rows, R);
-        for (size_t r = 0; r < t.long_rows.size(); ++r)
-            if (t.long_rows[r].first <= lt.out && lt.out < t.long_rows[r].last) group_first[q] = int64_t(r);
-        EXPECT_EQ(lt.first_row, group_first[q]) << "long tile " << q << ": its group's first long row";
-        if (group_first[q] < 0 || size_t(group_first[q] + lt.rows) > t.long_rows.size()) {
-            ADD_FAILURE() << "long tile " << q << " writes no long row's partial sums, or past the last";
+        EXPECT_GE(lt.first_row, 0);
+        if (lt.first_row < 0 || size_t(lt.first_row + lt.rows) > t.long_rows.size()) {
+            ADD_FAILURE() << "long tile " << q << " names rows past the last long row";
             return 0;
         }
-        for (int64_t j = 0; j < lt.rows; ++j) { // local row j: partial sums out + j·stride
-            const auto &lr = t.long_rows[size_t(group_first[q] + j)];
-            EXPECT_EQ(lr.last - lr.first, lt.stride);
-            EXPECT_GE(lt.out + j * lt.stride, lr.first);
-            EXPECT_LT(lt.out + j * lt.stride, lr.last);
-        }
+        if (q > 0 && lt.first_row != t.long_tiles[q - 1].first_row) // a new group follows the last
+            EXPECT_EQ(lt.first_row, t.long_tiles[q - 1].first_row + t.long_tiles[q - 1].rows) << "long tile " << q;
     }
+    if (!t.long_tiles.empty())
+        EXPECT_EQ(size_t(t.long_tiles.back().first_row + t.long_tiles.back().rows), t.long_rows.size());
 
     // Every tile entry, back to (row, column) -> value; each must be new.
     std::map<std::pair<int64_t, int64_t>, double> seen;
@@ -129,7 +124,7 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
                 const int64_t pc = int64_t(t.col[size_t(p) - 1]), pl = t.lrow[size_t(p) - 1];
                 EXPECT_TRUE(pc < c || (pc == c && pl < l)) << "tile " << k << " entry " << p << " out of order";
             }
-            const int64_t row = is_long ? t.long_rows[size_t(group_first[size_t(q)] + l)].row : r0 + l;
+            const int64_t row = is_long ? t.long_rows[size_t(t.long_tiles[size_t(q)].first_row + l)] : r0 + l;
             const bool fresh = seen.emplace(std::make_pair(row, c), double(t.val[size_t(p)])).second;
             EXPECT_TRUE(fresh) << "row " << row << " column " << c << " twice";
         }
@@ -139,15 +134,12 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
 
     // Long rows: in row order, over their threshold; the others under it. Every entry in a tile.
     size_t next_long = 0;
-    int64_t parts = 0;
     for (int64_t i = 0; i < m.rows; ++i) {
         const int64_t len = m.row_ptr[size_t(i) + 1] - m.row_ptr[size_t(i)];
-        const bool is_long = next_long < t.long_rows.size() && t.long_rows[next_long].row == i;
+        const bool is_long = next_long < t.long_rows.size() && t.long_rows[next_long] == i;
         if (is_long) {
-            const auto &lr = t.long_rows[next_long++];
+            ++next_long;
             EXPECT_GT(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " left the tiles";
-            EXPECT_LT(lr.first, lr.last);
-            parts += lr.last - lr.first;
         } else {
             EXPECT_LE(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " stayed in its tiles";
         }
@@ -162,7 +154,6 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
     }
     EXPECT_EQ(next_long, t.long_rows.size()) << "long rows out of order";
     EXPECT_EQ(int64_t(seen.size()), m.nnz()) << "entries in the tiles that are not the matrix's";
-    EXPECT_EQ(parts, t.long_parts) << "every partial sum belongs to one long row";
     return int64_t(t.long_rows.size());
 }
 
@@ -182,7 +173,7 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
         std::vector<double> sum(size_t(lt.rows), 0.0);
         for (int64_t p = t.tile_start[size_t(k)]; p < t.tile_end[size_t(k)]; ++p)
             sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
-        for (int64_t j = 0; j < lt.rows; ++j) y[size_t(t.long_rows[size_t(lt.first_row + j)].row)] += alpha * sum[size_t(j)];
+        for (int64_t j = 0; j < lt.rows; ++j) y[size_t(t.long_rows[size_t(lt.first_row + j)])] += alpha * sum[size_t(j)];
     }
     for (int64_t k = 0; k < t.tiles(); ++k) {
         const int64_t r0 = k / S * R, nr = std::min(R, rows - r0);
@@ -286,11 +277,11 @@ TEST(SpmvTiles, LongRowsSplitOut) {
     TileLayout<double, int32_t> t;
     ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), TilesConfig{}, 1, &t));
     ASSERT_EQ(t.long_rows.size(), 1u);
-    EXPECT_EQ(t.long_rows[0].row, 1500);
+    EXPECT_EQ(t.long_rows[0], 1500);
     const int64_t long_tiles = 60000 / kLongTileEntries; // 7 of 8571 or 8572 entries
-    EXPECT_EQ(t.long_rows[0].last - t.long_rows[0].first, long_tiles);
     ASSERT_EQ(int64_t(t.long_tiles.size()), long_tiles);
     for (int64_t q = 0; q < long_tiles; ++q) {
+        EXPECT_EQ(t.long_tiles[size_t(q)].first_row, 0);
         EXPECT_EQ(t.long_tiles[size_t(q)].rows, 1);
         const int64_t k = t.tiles() + q, n = t.tile_end[size_t(k)] - t.tile_start[size_t(k)];
         EXPECT_GE(n, kLongTileEntries);
@@ -302,11 +293,10 @@ TEST(SpmvTiles, LongRowsSplitOut) {
     ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), at_limit, 1, &t));
     EXPECT_TRUE(t.long_rows.empty());
     EXPECT_TRUE(t.long_tiles.empty());
-    EXPECT_EQ(t.long_parts, 0);
 }
 
 // Long rows beyond R make several groups of at most R rows; a group of many short long rows
-// takes kLongTileRowShare entries per row in each long tile, so its partial sums stay few.
+// takes kLongTileRowShare entries per row in each long tile, so its atomics into y stay few.
 TEST(SpmvTiles, LongGroups) {
     const CsrMatrix m = tessera::bench::random_k_per_row(500, 4000, 300, 6);
     const Typed<float, int32_t> a = typed<float, int32_t>(m);
@@ -318,12 +308,13 @@ TEST(SpmvTiles, LongGroups) {
     check_layout(m, config, t);
     check_products(m, t);
     EXPECT_EQ(t.long_rows.size(), 500u);
-    int64_t groups = 0;
-    for (size_t q = 0; q < t.long_tiles.size(); ++q)
-        if (q == 0 || t.long_tiles[q].stride != t.long_tiles[q - 1].stride || t.long_tiles[q].out != t.long_tiles[q - 1].out + 1)
-            ++groups;
+    int64_t groups = 0, sums = 0; // sums: one atomic into y per row of a long tile's group
+    for (size_t q = 0; q < t.long_tiles.size(); ++q) {
+        if (q == 0 || t.long_tiles[q].first_row != t.long_tiles[q - 1].first_row) ++groups;
+        sums += t.long_tiles[q].rows;
+    }
     EXPECT_EQ(groups, 8);
-    EXPECT_LE(t.long_parts, m.nnz() / kLongTileRowShare);
+    EXPECT_LE(sums, m.nnz() / kLongTileRowShare);
 }
 
 // No layout without rows, or with more rows per tile than uint16 holds.
