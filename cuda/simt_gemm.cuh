@@ -29,6 +29,25 @@ template <int G, int STEP, typename T> __device__ __forceinline__ void lds_group
     }
 }
 
+// The order of a step's FMAs: column by column of the thread's tile, down the rows for even
+// columns and up for odd ones, so that each FMA shares an operand with the one before (the
+// operand reuse cache then supplies it). ptxas allocates the registers after that order, and
+// the register-file conflicts that follow (Nsight Compute's dispatch stalls) depend on it in
+// ways no simple bank model predicted, so for 8-row tiles the rows go in a measured order:
+// the best of 56 orders of this kernel timed on an H100 (docs/performance.md: 256x128 at
+// 4096^3, 0.875x cuBLAS row by row, 0.90x in plain serpentine, 0.93x in this order).
+// The eight rows' order as the digits of one number (a build may define another to time it).
+#ifndef TESSERA_SIMT_ROWS8
+#define TESSERA_SIMT_ROWS8 23547601
+#endif
+template <int ROWS> __device__ constexpr int fma_row(int column, int n) {
+    const int r = column % 2 == 0 ? n : ROWS - 1 - n;
+    constexpr int o = TESSERA_SIMT_ROWS8;
+    constexpr int kEight[8] = {o / 10000000 % 10, o / 1000000 % 10, o / 100000 % 10, o / 10000 % 10,
+                               o / 1000 % 10,     o / 100 % 10,     o / 10 % 10,     o % 10};
+    return ROWS == 8 ? kEight[r] : r;
+}
+
 template <typename T> __device__ __forceinline__ void stg4(T *p, const T (&v)[4]) {
     if constexpr (sizeof(T) == 4) {
         *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
@@ -128,9 +147,12 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
                 load_fragments((kk + 1) % 2, stage, kk + 1);
             }
 #pragma unroll
-            for (int i = 0; i < GM * 4; ++i)
+            for (int j = 0; j < GN * 4; ++j)
 #pragma unroll
-                for (int j = 0; j < GN * 4; ++j) acc[i][j] = fma(a[kk % 2][i], b[kk % 2][j], acc[i][j]);
+                for (int n = 0; n < GM * 4; ++n) {
+                    const int i = fma_row<GM * 4>(j, n);
+                    acc[i][j] = fma(a[kk % 2][i], b[kk % 2][j], acc[i][j]);
+                }
         }
         stage = following;
     }

@@ -96,11 +96,15 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct 
     static constexpr int ITERS = ROWS * BK / VEC / THREADS;
     static constexpr int ROWS_PER_ITER = THREADS / PER_ROW;
     static constexpr int DST_STEP = MODE == Copy::elem_k ? ROWS_PER_ITER : ROWS_PER_ITER * LDS;
-    const T *src; // the first copy's element of the next k tile
+    // The next k tile's first copy reads src[next]. The offset, not the pointer, moves on: a
+    // cp.async reads its address registers late, and a pointer stepped right after the copies
+    // made the step wait for them (Nsight Compute: long-scoreboard stalls on that add).
+    const T *src; // the first copy's element of the first k tile
+    int64_t next; // elements from src to the first copy's element of the next k tile
     int64_t ld;   // the matrix's leading dimension
     int dst;      // the first copy's offset in the shared tile (a thread's copies: DST_STEP apart)
 
-    __device__ __forceinline__ TileCopier(const T *g, int64_t ld_, int64_t mn0, int64_t k0) : ld(ld_) {
+    __device__ __forceinline__ TileCopier(const T *g, int64_t ld_, int64_t mn0, int64_t k0) : next(0), ld(ld_) {
         const int tid = int(threadIdx.x);
         if constexpr (MODE == Copy::contig_mn) { // chunk c: k row c / PER_ROW, m offset (c % PER_ROW)·VEC
             const int kk = tid / PER_ROW, r = (tid % PER_ROW) * VEC;
@@ -117,10 +121,12 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct 
     // Starts this thread's copies of the next k tile into s and moves on to the one after.
     // Without `vec` (the matrix or ld not 16-byte aligned) each chunk goes element by element.
     __device__ __forceinline__ void copy(T *s, bool vec) {
-        const T *g = src;
+        const T *first = src + next;
+        next += advance();
         const int64_t stride = ROWS_PER_ITER * ld; // between a thread's copies
 #pragma unroll
-        for (int it = 0; it < ITERS; ++it, g += stride) {
+        for (int it = 0; it < ITERS; ++it) {
+            const T *g = first + it * stride;
             T *d = s + dst + it * DST_STEP;
             if (MODE != Copy::elem_k && vec) {
                 cp_async_16(d, g);
@@ -129,10 +135,9 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct 
                 for (int v = 0; v < VEC; ++v) cp_async_elem(d + v, g + v, true);
             }
         }
-        src += advance();
     }
     // Moves on without copying (the tile went through load_tile).
-    __device__ __forceinline__ void skip() { src += advance(); }
+    __device__ __forceinline__ void skip() { next += advance(); }
 };
 
 // One stage of a kernel's pipeline: the copiers' copies when `fast` (the block inside the
