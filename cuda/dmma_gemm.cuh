@@ -99,18 +99,19 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
     constexpr int NKS = BK / KS;
     static_assert(NKS % 2 == 0, "an even number of steps per k tile keeps the buffers' parity");
     double a[2][MT][KS / 2], b[2][NT][KS / 4];
+    const typename TileA::Reader read_a(wm0 + g, t);
+    const typename TileB::Reader read_b(wn0 + g, t);
     auto load_fragments = [&](int buf, int stage, int ks) {
         const double *As = smem + stage * STAGE;
         const double *Bs = As + TileA::SIZE;
 #pragma unroll
         for (int i = 0; i < MT; ++i)
 #pragma unroll
-            for (int q = 0; q < KS / 2; ++q)
-                a[buf][i][q] = TileA::at(As, wm0 + i * 16 + g + 8 * (q % 2), ks + t + 4 * (q / 2));
+            for (int q = 0; q < KS / 2; ++q) a[buf][i][q] = read_a.at(As, i * 16 + 8 * (q % 2), ks + 4 * (q / 2));
 #pragma unroll
         for (int j = 0; j < NT; ++j)
 #pragma unroll
-            for (int q = 0; q < KS / 4; ++q) b[buf][j][q] = TileB::at(Bs, wn0 + j * 8 + g, ks + t + 4 * q);
+            for (int q = 0; q < KS / 4; ++q) b[buf][j][q] = read_b.at(Bs, j * 8, ks + 4 * q);
     };
 
     const int64_t ktiles = (p.k + BK - 1) / BK;

@@ -137,15 +137,15 @@ SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile
     return large_tiles(dev, m, n) ? SgemmTile::t256x128 : SgemmTile::t64x64;
 }
 
-// Automatic: dmma 64x64, but 128x128 for a short k (at most 256) with a 128x128 tile for every
-// multiprocessor. Measured on an H100 against cuBLAS (docs/performance.md): 64x64 0.80-0.82x
-// at 2048-8192, where the 128x128 tile (one block of 8 warps per SM) made 0.72-0.80x; with
-// k = 64-256 the 128x128 tile 0.69-0.84x where 64x64 made 0.63-0.74x (half the tiles, each
-// writing four times the C per prologue).
-DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k, DgemmKernel kernel) {
+// Automatic: dmma 128x128 once there is a 128x128 tile for every multiprocessor, else 64x64
+// (two blocks per SM; split-K where the tiles are few). Measured on an H100 against cuBLAS
+// (docs/performance.md): with the swizzled fragment tiles 128x128 0.90x / 0.92x at 4096^3 /
+// 8192^3 where 64x64 made 0.86x (before the swizzle the two were level, 0.85-0.90x); with
+// k = 64-256 the 128x128 tile 0.69-0.84x where 64x64 made 0.63-0.74x.
+DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, int64_t /*k*/, DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
-    return k <= 256 && large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
+    return large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
 }
 
 } // namespace
@@ -227,8 +227,8 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 
 // dmma template arguments: BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS (the mma's k: m16n8k4, k8
 // or k16 on sm_90, pairs of m8n8k4 on sm_80). 128×128 tiles: 2×4 warps of 64×32 with m16n8k4,
-// four 16-deep stages (150 KiB of shared memory, one block per SM); 64×64: 2×2 warps of 32×32
-// with m16n8k8, four stages (76 KiB, two blocks per SM).
+// four 16-deep stages (128 KiB of shared memory, one block per SM); 64×64: 2×2 warps of 32×32
+// with m16n8k8, four stages (64 KiB, two blocks per SM).
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice) {
     switch (dgemm_kernel(dev, p.m, p.n, p.k, choice.dgemm)) {

@@ -33,16 +33,22 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// Where 16-byte chunk c of a shared-memory row goes under the XOR swizzle of the FP64 fragment
+// tiles (FragTile): chunk c ^ 2·(row % 4), which moves it within its group of eight chunks only.
+template <bool SWZ> __device__ __forceinline__ int chunk_at(int c, int row) { return SWZ ? c ^ (2 * (row & 3)) : c; }
+
 // One operand tile: ROWS entries along m (or n) by BK along k, from the column-major matrix g
 // (leading dimension ld) whose op() is MN×K, starting at (mn0, k0). In shared memory it lands
 // as s[kk * LDS + r]. CONTIG_MN: the stored matrix runs along m/n (A not transposed, B
 // transposed), so four floats (two doubles) go in one 16-byte copy when `vec` says the matrix
 // is 16-byte aligned with ld a multiple of the vector; otherwise it runs along k and each
-// element is its own copy, consecutive threads walking k for coalesced reads.
-template <typename T, int ROWS, int BK, int LDS, int THREADS, bool CONTIG_MN>
+// element is its own copy, consecutive threads walking k for coalesced reads. SWZ: the chunks
+// of each k row are swizzled (chunk_at).
+template <typename T, int ROWS, int BK, int LDS, int THREADS, bool CONTIG_MN, bool SWZ = false>
 __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0,
                                           int64_t MN, int64_t K, bool vec) {
     constexpr int VEC = 16 / int(sizeof(T));
+    static_assert(!SWZ || CONTIG_MN, "only whole chunks are swizzled");
     if constexpr (CONTIG_MN) {
         constexpr int PER_ROW = ROWS / VEC;
         constexpr int CHUNKS = PER_ROW * BK;
@@ -52,7 +58,7 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t ld, int64_t 
             const int c = it * THREADS + int(threadIdx.x);
             const int kk = c / PER_ROW, r = (c % PER_ROW) * VEC;
             const int64_t gm = mn0 + r, gk = k0 + kk;
-            T *dst = s + kk * LDS + r;
+            T *dst = s + kk * LDS + chunk_at<SWZ>(r / VEC, kk) * VEC;
             const bool kin = gk < K;
             if (vec && kin && gm + VEC <= MN) {
                 cp_async_16(dst, g + gm + gk * ld);
@@ -88,7 +94,7 @@ enum class Copy { contig_mn, elem_k, contig_k };
 // apart (THREADS is a multiple of the chunks or elements of a row), and one k tile lies
 // advance() elements after the previous one. They land where load_tile's / load_tile_k's
 // land; blocks on an edge of the matrix, and a last partial k tile, go through those.
-template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct TileCopier {
+template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE, bool SWZ = false> struct TileCopier {
     static constexpr int VEC = MODE == Copy::elem_k ? 1 : 16 / int(sizeof(T));
     // Copies per row of the shared tile ([k][m]: a k row of ROWS; [m][k]: an m row of BK).
     static constexpr int PER_ROW = MODE == Copy::contig_mn ? ROWS / VEC : MODE == Copy::elem_k ? BK : BK / VEC;
@@ -96,6 +102,8 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct 
     static constexpr int ITERS = ROWS * BK / VEC / THREADS;
     static constexpr int ROWS_PER_ITER = THREADS / PER_ROW;
     static constexpr int DST_STEP = MODE == Copy::elem_k ? ROWS_PER_ITER : ROWS_PER_ITER * LDS;
+    // Swizzled rows: a thread's copies keep their row modulo 4, hence their chunk's place.
+    static_assert(!SWZ || (MODE != Copy::elem_k && ROWS_PER_ITER % 4 == 0), "swizzled copies stay in place");
     // The next k tile's first copy reads src[next]. The offset, not the pointer, moves on: a
     // cp.async reads its address registers late, and a pointer stepped right after the copies
     // made the step wait for them (Nsight Compute: long-scoreboard stalls on that add).
@@ -109,11 +117,11 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE> struct 
         if constexpr (MODE == Copy::contig_mn) { // chunk c: k row c / PER_ROW, m offset (c % PER_ROW)·VEC
             const int kk = tid / PER_ROW, r = (tid % PER_ROW) * VEC;
             src = g + (mn0 + r) + (k0 + kk) * ld;
-            dst = kk * LDS + r;
+            dst = kk * LDS + chunk_at<SWZ>(r / VEC, kk) * VEC;
         } else { // element or chunk c: m row c / PER_ROW, k offset (c % PER_ROW)·VEC
             const int r = tid / PER_ROW, kk = (tid % PER_ROW) * VEC;
             src = g + (k0 + kk) + (mn0 + r) * ld;
-            dst = MODE == Copy::elem_k ? kk * LDS + r : r * LDS + kk;
+            dst = MODE == Copy::elem_k ? kk * LDS + r : r * LDS + chunk_at<SWZ>(kk / VEC, r) * VEC;
         }
     }
     // Elements from one k tile to the next.
@@ -160,7 +168,7 @@ __device__ __forceinline__ void copy_stage(bool fast, CopyA &a, CopyB &b, T *As,
 // of consecutive k go in one copy (when `vec`: g 16-byte aligned, ld a multiple of the vector)
 // and a warp reads whole 128-byte rows of the global matrix. Edges are zero-filled element by
 // element. For the tensor-core kernels, whose fragments read along m and along k alike.
-template <typename T, int ROWS, int BK, int LDK, int THREADS>
+template <typename T, int ROWS, int BK, int LDK, int THREADS, bool SWZ = false>
 __device__ __forceinline__ void load_tile_k(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
                                             int64_t K, bool vec) {
     constexpr int VEC = 16 / int(sizeof(T));
@@ -173,7 +181,7 @@ __device__ __forceinline__ void load_tile_k(T *s, const T *g, int64_t ld, int64_
         const int c = it * THREADS + int(threadIdx.x);
         const int r = c / PER_ROW, kk = (c % PER_ROW) * VEC;
         const int64_t gm = mn0 + r, gk = k0 + kk;
-        T *dst = s + r * LDK + kk;
+        T *dst = s + r * LDK + chunk_at<SWZ>(kk / VEC, r) * VEC;
         const bool rin = gm < MN;
         if (vec && rin && gk + VEC <= K) {
             cp_async_16(dst, g + gk + gm * ld);
@@ -190,27 +198,64 @@ __device__ __forceinline__ void load_tile_k(T *s, const T *g, int64_t ld, int64_
 // One operand's tile in shared memory for the tensor-core kernels, whose fragments read along
 // m (or n) and along k alike. A stored matrix that runs along m (or n) lands as [k][m] rows
 // (16-byte copies along m, load_tile); one that runs along k lands as [m][k] rows (16-byte
-// copies along k, load_tile_k). The padding makes a fragment read — lane (g, t) = (lane / 4,
-// lane % 4) takes row g along m or n and column t along k — conflict-free: for floats 32
-// distinct banks (t·LD + g with LD ≡ 8 mod 32, or g·LD + t with LD an odd multiple of 4); for
-// doubles, read in two half-warps, LD ≡ 4 (mod 16) puts each half's 16 words in distinct banks.
+// copies along k, load_tile_k). A fragment read — lane (g, t) = (lane / 4, lane % 4) takes row
+// g along m or n and column t along k — must be conflict-free.
+// - Floats: padded rows, 32 distinct banks (t·LD + g with LD ≡ 8 mod 32, or g·LD + t with LD
+//   an odd multiple of 4).
+// - Doubles, read in two half-warps (g < 4, g ≥ 4): unpadded rows whose 16-byte chunks are
+//   XOR-swizzled (chunk_at: chunk c of row w at c ^ 2·(w % 4)). In a half-warp the four rows
+//   t (of [k][m]) or g (of [m][k]) then take four disjoint pairs of chunks, 16 distinct
+//   words. Padding did that too (LD ≡ 4 mod 16), but it shifted every row off the 128-byte
+//   lines: each eighth of a warp's 16-byte copies then straddled two lines, 7 shared-memory
+//   wavefronts per copy instruction where 4 do (Nsight Compute, DGEMM 64×64 at 4096³).
 template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
-    static constexpr int LD = K_CONTIG ? BK + 4 : ROWS + (sizeof(T) == 4 ? 8 : 4);
+    static constexpr bool SWZ = sizeof(T) == 8;
+    static constexpr int LD = SWZ ? (K_CONTIG ? BK : ROWS) : K_CONTIG ? BK + 4 : ROWS + 8;
     static constexpr int SIZE = K_CONTIG ? ROWS * LD : BK * LD; // elements
-    static_assert(sizeof(T) == 4 ? (K_CONTIG ? LD % 8 == 4 : LD % 32 == 8) : LD % 16 == 4,
-                  "fragment reads must be conflict-free");
+    static_assert(SWZ ? LD % 16 == 0 : (K_CONTIG ? LD % 8 == 4 : LD % 32 == 8), "fragment reads must be conflict-free");
     template <int THREADS>
-    using Copier = TileCopier<T, ROWS, BK, LD, THREADS, K_CONTIG ? Copy::contig_k : Copy::contig_mn>;
+    using Copier = TileCopier<T, ROWS, BK, LD, THREADS, K_CONTIG ? Copy::contig_k : Copy::contig_mn, SWZ>;
     __device__ static __forceinline__ T at(const T *s, int r, int kk) {
-        if constexpr (K_CONTIG) return s[r * LD + kk];
-        else return s[kk * LD + r];
+        if constexpr (SWZ) {
+            if constexpr (K_CONTIG) return s[r * LD + chunk_at<true>(kk / 2, r) * 2 + kk % 2];
+            else return s[kk * LD + chunk_at<true>(r / 2, kk) * 2 + r % 2];
+        } else {
+            if constexpr (K_CONTIG) return s[r * LD + kk];
+            else return s[kk * LD + r];
+        }
     }
+    // A lane's fragment reads at (r0 + rc, t + kc), r0 and t this lane's, rc and kc known when
+    // compiled (rc a multiple of 8, kc of 4): the lane's offsets are worked out once, as at
+    // most four bases, so that each read is a base plus a constant (swizzled: the XOR touches
+    // only bits the base holds).
+    struct Reader {
+        int base[4];
+        __device__ __forceinline__ Reader(int r0, int t) {
+            if constexpr (!SWZ) {
+                base[0] = K_CONTIG ? r0 * LD + t : t * LD + r0;
+            } else if constexpr (K_CONTIG) { // chunk (kc/2 | t/2) of row r0 + rc, r0 % 4 == (r0 + rc) % 4
+#pragma unroll
+                for (int v = 0; v < 4; ++v) base[v] = r0 * LD + chunk_at<true>(2 * v, r0) * 2 + t;
+            } else { // chunk (r0 + rc)/2 of k row t + kc, whose swizzle is 2·t
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int r = r0 + 8 * h, c = r / 2;
+                    base[h] = t * LD + ((c & ~7) | chunk_at<true>(c & 7, t)) * 2 + r % 2;
+                }
+            }
+        }
+        __device__ __forceinline__ T at(const T *s, int rc, int kc) const {
+            if constexpr (!SWZ) return s[base[0] + (K_CONTIG ? rc * LD + kc : kc * LD + rc)];
+            else if constexpr (K_CONTIG) return s[base[(kc / 2 & 7) / 2] + rc * LD + (kc / 2 & ~7) * 2];
+            else return s[base[rc / 8 % 2] + kc * LD + rc - 8 * (rc / 8 % 2)];
+        }
+    };
     // Starts the copies of rows [mn0, mn0 + ROWS) × columns [k0, k0 + BK) of the operand g.
     template <int THREADS>
     __device__ static __forceinline__ void load(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
                                                 int64_t K, bool vec) {
-        if constexpr (K_CONTIG) load_tile_k<T, ROWS, BK, LD, THREADS>(s, g, ld, mn0, k0, MN, K, vec);
-        else load_tile<T, ROWS, BK, LD, THREADS, true>(s, g, ld, mn0, k0, MN, K, vec);
+        if constexpr (K_CONTIG) load_tile_k<T, ROWS, BK, LD, THREADS, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
+        else load_tile<T, ROWS, BK, LD, THREADS, true, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
     }
 };
 
