@@ -7,9 +7,11 @@
 
 namespace tessera::cpu {
 
-// Entries (or rows) one thread should have before a second one pays for waking it (about
-// 10 us of work for the row kernels; COO, slower per entry, passes kCooWorkPerThread).
-inline constexpr int64_t kSpmvWorkPerThread = 24576;
+// Entries (or rows) one thread should have before a second one pays for waking it: about 4
+// us of work for the row kernels (on Zen 4 the shared matrices of 10-18 thousand entries ran
+// 1.4-1.6x faster on two threads than on one, back to back; with 24576 here COO, on two
+// threads, had beaten CSR on one); COO, slower per entry, passes kCooWorkPerThread.
+inline constexpr int64_t kSpmvWorkPerThread = 8192;
 inline constexpr int64_t kCooWorkPerThread = 8192;
 
 inline int spmv_threads(int64_t work, int requested, int64_t per_thread = kSpmvWorkPerThread) {
