@@ -142,7 +142,7 @@ SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile
 // (docs/performance.md): with the swizzled fragment tiles 128x128 0.90x / 0.92x at 4096^3 /
 // 8192^3 where 64x64 made 0.86x (before the swizzle the two were level, 0.85-0.90x); with
 // k = 64-256 the 128x128 tile 0.69-0.84x where 64x64 made 0.63-0.74x.
-DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, int64_t /*k*/, DgemmKernel kernel) {
+DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
     return large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
@@ -176,7 +176,7 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
         case SgemmTile::t64x64: t = {64, 64, 2}; break;
         default: break;
         }
-    } else if (elem_size == 8 && dgemm_kernel(dev, m, n, k, choice.dgemm) != DgemmKernel::t128x128) {
+    } else if (elem_size == 8 && dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) {
         t = {64, 64, 2};
     }
     return t;
@@ -231,7 +231,7 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 // with m16n8k8, four stages (64 KiB, two blocks per SM).
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice) {
-    switch (dgemm_kernel(dev, p.m, p.n, p.k, choice.dgemm)) {
+    switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
     case DgemmKernel::simt: return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
     case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 4, 8>(stream, ta, tb, p);
     case DgemmKernel::t128x128:
@@ -256,7 +256,7 @@ const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, in
         }
         return "simt-f32-128x128";
     }
-    switch (dgemm_kernel(dev, m, n, k, choice.dgemm)) {
+    switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
     case DgemmKernel::simt: return "simt-f64-64x64";
     case DgemmKernel::t64x64: return "dmma-f64-64x64";
     case DgemmKernel::t128x128:

@@ -124,23 +124,8 @@ void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
                 j = end;
             }
             sum = L::sum(L::add(acc0, acc1));
-        } else if (end - j <= 2) { // the shortest rows: no accumulators to set up and add
-            sum = 0;
-            if (j < end) sum = val[j] * x[col[j]];
-            if (j + 1 < end) sum += val[j + 1] * x[col[j + 1]];
-            j = end;
         } else {
-            V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            prefetch_ahead(val, col, j, nnz);
-            for (; j + 4 <= end; j += 4) {
-                prefetch_ahead(val, col, j, nnz);
-                s0 += val[j] * x[col[j]];
-                s1 += val[j + 1] * x[col[j + 1]];
-                s2 += val[j + 2] * x[col[j + 2]];
-                s3 += val[j + 3] * x[col[j + 3]];
-            }
-            for (; j < end; ++j) s0 += val[j] * x[col[j]];
-            sum = (s0 + s1) + (s2 + s3);
+            sum = csr_row_sum(val, col, x, j, end, nnz);
         }
         store<B>(v.y, i, v.alpha, sum, v.beta);
     }

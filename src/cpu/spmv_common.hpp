@@ -62,6 +62,34 @@ inline void prefetch_ahead(const V *val, const I *col, int64_t at, int64_t limit
     }
 }
 
+// One CSR row's sum over the entries [j, end), j left at end: rows of at most two entries
+// directly (setting up and adding four accumulators cost more than such a row: ash219, 219
+// rows of two, 0.45 -> 0.26 us on Zen 4), longer ones with four accumulators so that they do
+// not wait on one chain of additions, prefetching the value and index streams ahead. Forced
+// inline: left to the compiler, ash219's product ran 0.33 us instead of 0.27.
+template <typename V, typename I>
+[[gnu::always_inline]] inline V csr_row_sum(const V *val, const I *col, const V *x, int64_t &j, int64_t end,
+                                           int64_t nnz) {
+    if (end - j <= 2) {
+        V sum = 0;
+        if (j < end) sum = val[j] * x[col[j]];
+        if (j + 1 < end) sum += val[j + 1] * x[col[j + 1]];
+        j = end;
+        return sum;
+    }
+    V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    prefetch_ahead(val, col, j, nnz);
+    for (; j + 4 <= end; j += 4) {
+        prefetch_ahead(val, col, j, nnz);
+        s0 += val[j] * x[col[j]];
+        s1 += val[j + 1] * x[col[j + 1]];
+        s2 += val[j + 2] * x[col[j + 2]];
+        s3 += val[j + 3] * x[col[j + 3]];
+    }
+    for (; j < end; ++j) s0 += val[j] * x[col[j]];
+    return (s0 + s1) + (s2 + s3);
+}
+
 // A thread's share of a CSR product: rows [row_begin, row_end) are completed (the first may
 // have begun before nz_begin); the nonzeros [.., nz_end) of row row_end are a partial sum.
 struct CsrSegment {

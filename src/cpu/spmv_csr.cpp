@@ -16,9 +16,7 @@ namespace {
 
 // Rows [row_begin, row_end) complete, starting at nonzero nz_begin (the first row may have
 // begun in the previous segment); the entries [.., nz_end) of row row_end are returned in
-// *carry. Four accumulators keep long rows from waiting on one chain of additions; rows of at
-// most two entries skip them (their setup and sum cost more than the row: ash219, 219 rows of
-// two, 0.45 -> 0.26 us on Zen 4).
+// *carry. Each row's sum as csr_row_sum works it out.
 template <BetaMode B, typename V, typename I>
 void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
                         V *carry) {
@@ -30,25 +28,7 @@ void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
     int64_t j = s.nz_begin;
     for (int64_t i = s.row_begin; i < s.row_end; ++i) {
         const int64_t end = rp[i + 1];
-        if (end - j <= 2) { // the shortest rows: no accumulators to set up and add
-            V sum = 0;
-            if (j < end) sum = val[j] * x[col[j]];
-            if (j + 1 < end) sum += val[j + 1] * x[col[j + 1]];
-            j = end;
-            store<B>(v.y, i, v.alpha, sum, v.beta);
-            continue;
-        }
-        V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        prefetch_ahead(val, col, j, nnz);
-        for (; j + 4 <= end; j += 4) {
-            prefetch_ahead(val, col, j, nnz);
-            s0 += val[j] * x[col[j]];
-            s1 += val[j + 1] * x[col[j + 1]];
-            s2 += val[j + 2] * x[col[j + 2]];
-            s3 += val[j + 3] * x[col[j + 3]];
-        }
-        for (; j < end; ++j) s0 += val[j] * x[col[j]];
-        store<B>(v.y, i, v.alpha, (s0 + s1) + (s2 + s3), v.beta);
+        store<B>(v.y, i, v.alpha, csr_row_sum(val, col, x, j, end, nnz), v.beta);
     }
     V c = 0;
     for (; j < s.nz_end; ++j) c += val[j] * x[col[j]];
