@@ -13,6 +13,7 @@
 #include "staging.hpp"
 #include "state.hpp"
 #include "tile_load.cuh"
+#include "wgmma_gemm.hpp"
 
 namespace tessera::cuda {
 
@@ -30,16 +31,20 @@ State *state_of(const core::ExecContext *ctx) {
 
 bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
-template <typename T> cudaError_t launch_gemm(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p) {
-    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
-    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, choice);
+// `panels`: the packed operands of the TF32 modes on wgmma (compute_wgmma), else null.
+template <typename T>
+cudaError_t launch_gemm(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p, const KernelChoice &kc,
+                        const void *panels) {
+    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, kc, panels);
+    else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, kc);
 }
 
 // Split-K: the kernel writes `slices` partial products (each over its slice of k) into slabs
 // of the state's buffer, and a second kernel sums them into C with alpha and beta. Returns
 // false, launching nothing, when the slabs cannot be had (the caller runs it unsplit).
 template <typename T>
-bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int slices, cudaError_t *e) {
+bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int slices, cudaError_t *e,
+                     const KernelChoice &kc, const void *panels) {
     constexpr int64_t vec = 16 / int64_t(sizeof(T));
     const int64_t ldw = (a.m + vec - 1) / vec * vec;     // 16-byte aligned columns
     const int64_t k_split = ((a.k + slices - 1) / slices + 63) / 64 * 64; // whole 64-deep steps
@@ -59,37 +64,15 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
     p.alpha = T(1), p.beta = T(0);
     p.splits = slices, p.k_split = k_split;
     *e = cudaStreamWaitEvent(s.stream, s.split_free, 0);
-    if (*e == cudaSuccess) *e = launch_gemm(s, a, p);
+    if (*e == cudaSuccess) *e = launch_gemm(s, a, p, kc, panels);
     if (*e == cudaSuccess) *e = launch_split_sum<T>(s.stream, slices, a.m, a.n, alpha, W, ldw, beta, C, ldc);
     if (*e == cudaSuccess) *e = cudaEventRecord(s.split_free, s.stream);
     return true;
 }
 
-template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda,
-                                          const T *B, int64_t ldb, T *C, int64_t ldc) {
-    if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
-    // A last row (or column) of tiles at most a quarter full, in a grid of at least one full
-    // wave of blocks, runs as a product of its own after the rest: in the grid it would cost
-    // whole tiles, and often a whole extra wave (4097² on 256×128 tiles: 561 blocks, five
-    // waves of 132, where the 512 full tiles take four).
-    const KernelTile t = kernel_tile(s.dev, int(sizeof(T)), a.m, a.n, a.k, choice);
-    const int64_t tiles = ((a.m + t.bm - 1) / t.bm) * ((a.n + t.bn - 1) / t.bn);
-    if (tiles >= int64_t(t.resident) * s.dev.sm_count) {
-        const int64_t rm = a.m % t.bm, rn = a.n % t.bn;
-        core::GemmArgs<T> main = a, fringe = a;
-        if (a.m > t.bm && rm > 0 && 4 * rm <= t.bm) {
-            const int64_t i0 = a.m - rm;
-            main.m = i0, fringe.m = rm;
-            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc); e != cudaSuccess) return e;
-            return compute<T>(s, fringe, a.trans_a ? A + i0 * lda : A + i0, lda, B, ldb, C + i0, ldc);
-        }
-        if (a.n > t.bn && rn > 0 && 4 * rn <= t.bn) {
-            const int64_t j0 = a.n - rn;
-            main.n = j0, fringe.n = rn;
-            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc); e != cudaSuccess) return e;
-            return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb, C + j0 * ldc, ldc);
-        }
-    }
+template <typename T>
+GemmParams<T> params_of(const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
+                        int64_t ldc) {
     constexpr int64_t vec = 16 / int64_t(sizeof(T));
     GemmParams<T> p{};
     p.m = a.m, p.n = a.n, p.k = a.k;
@@ -98,19 +81,86 @@ template <typename T> cudaError_t compute(State &s, const core::GemmArgs<T> &a, 
     p.vec_a = aligned16(A) && lda % vec == 0;
     p.vec_b = aligned16(B) && ldb % vec == 0;
     p.vec_c = aligned16(C) && ldc % vec == 0;
-    const int slices = split_k_slices(s.dev, int(sizeof(T)), a.m, a.n, a.k, choice);
+    return p;
+}
+
+// The product of compute() once its kernel is chosen: split-K where it pays, else one launch;
+// with the kernel named in the log under TESSERA_VERBOSE=1.
+template <typename T>
+cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p, const KernelChoice &kc,
+                           const void *panels) {
+    const int slices = split_k_slices(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
     if (verbose) {
         // One line per product, before the core's line for the call: which kernel ran.
         char line[240], split[40] = "";
         if (slices > 1) std::snprintf(split, sizeof split, ", k in up to %d slices", slices);
         std::snprintf(line, sizeof line, "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
-                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, choice), split, sizeof(T) == 4 ? 's' : 'd',
+                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc), split, sizeof(T) == 4 ? 's' : 'd',
                       a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', (long long)a.m, (long long)a.n,
                       (long long)a.k);
         std::fputs(line, stderr);
     }
-    if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e)) return e;
-    return launch_gemm(s, a, p);
+    if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e, kc, panels)) return e;
+    return launch_gemm(s, a, p, kc, panels);
+}
+
+template <typename T>
+cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
+                    int64_t ldc, const KernelChoice &kc = choice);
+
+// The TF32 modes on wgmma: op(A) and op(B) packed into the state's panels, then the product from
+// them (no fringe products: the panels are padded to whole tiles already). Without the device
+// memory for the panels, the mma.sync kernels run it instead.
+cudaError_t compute_wgmma(State &s, const core::GemmArgs<float> &a, const float *A, int64_t lda, const float *B,
+                          int64_t ldb, float *C, int64_t ldc, const KernelChoice &kc) {
+    const int terms = kc.math == SgemmMath::tf32x3 ? 3 : 1;
+    const GemmParams<float> p = params_of(a, A, lda, B, ldb, C, ldc);
+    {
+        std::lock_guard<std::mutex> lock(s.panels_lock);
+        if (!s.panels_free && cudaEventCreateWithFlags(&s.panels_free, cudaEventDisableTiming) != cudaSuccess)
+            s.panels_free = nullptr;
+        else if (s.panels.reserve(wgmma_panel_bytes(a.m, a.n, a.k, terms)) == TSR_SUCCESS) {
+            cudaError_t e = cudaStreamWaitEvent(s.stream, s.panels_free, 0);
+            if (e == cudaSuccess) e = launch_wgmma_pack(s.stream, a.trans_a, a.trans_b, p, terms, s.panels.ptr);
+            if (e == cudaSuccess) e = launch_product(s, a, p, kc, s.panels.ptr);
+            if (e == cudaSuccess) e = cudaEventRecord(s.panels_free, s.stream);
+            return e;
+        }
+    }
+    KernelChoice mma = kc;
+    mma.wgmma = false;
+    return compute<float>(s, a, A, lda, B, ldb, C, ldc, mma);
+}
+
+template <typename T>
+cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
+                    int64_t ldc, const KernelChoice &kc) {
+    if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
+    if constexpr (sizeof(T) == 4)
+        if (use_wgmma(s.dev, kc)) return compute_wgmma(s, a, A, lda, B, ldb, C, ldc, kc);
+    // A last row (or column) of tiles at most a quarter full, in a grid of at least one full
+    // wave of blocks, runs as a product of its own after the rest: in the grid it would cost
+    // whole tiles, and often a whole extra wave (4097² on 256×128 tiles: 561 blocks, five
+    // waves of 132, where the 512 full tiles take four).
+    const KernelTile t = kernel_tile(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
+    const int64_t tiles = ((a.m + t.bm - 1) / t.bm) * ((a.n + t.bn - 1) / t.bn);
+    if (tiles >= int64_t(t.resident) * s.dev.sm_count) {
+        const int64_t rm = a.m % t.bm, rn = a.n % t.bn;
+        core::GemmArgs<T> main = a, fringe = a;
+        if (a.m > t.bm && rm > 0 && 4 * rm <= t.bm) {
+            const int64_t i0 = a.m - rm;
+            main.m = i0, fringe.m = rm;
+            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess) return e;
+            return compute<T>(s, fringe, a.trans_a ? A + i0 * lda : A + i0, lda, B, ldb, C + i0, ldc, kc);
+        }
+        if (a.n > t.bn && rn > 0 && 4 * rn <= t.bn) {
+            const int64_t j0 = a.n - rn;
+            main.n = j0, fringe.n = rn;
+            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess) return e;
+            return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb, C + j0 * ldc, ldc, kc);
+        }
+    }
+    return launch_product(s, a, params_of(a, A, lda, B, ldb, C, ldc), kc, nullptr);
 }
 
 // How a product with host operands is cut so that its transfers overlap its kernels: C in
@@ -337,6 +387,7 @@ void read_kernel_choice() {
     read_one("TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
     read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
     read_one("TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
+    read_one("TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
     overlap = Overlap::automatic;
     read_one("TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     // As the core reads it (a whole number, 0 or 1); it warns about other values itself.

@@ -11,6 +11,7 @@
 #include "dmma_gemm.cuh"
 #include "simt_gemm.cuh"
 #include "tf32_gemm.cuh"
+#include "wgmma_gemm.hpp"
 
 namespace tessera::cuda {
 
@@ -153,6 +154,14 @@ DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKerne
 bool parse_sgemm_tile(const char *name, SgemmTile *out) { return parse_name(kSgemmTiles, name, out); }
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) { return parse_name(kDgemmKernels, name, out); }
 bool parse_sgemm_math(const char *name, SgemmMath *out) { return parse_name(kSgemmMaths, name, out); }
+bool parse_wgmma(const char *name, bool *out) {
+    if (strcasecmp(name, "auto") == 0) return *out = true, true;
+    if (strcasecmp(name, "off") == 0) return *out = false, true;
+    return false;
+}
+bool use_wgmma(const DeviceInfo &dev, const KernelChoice &choice) {
+    return choice.math != SgemmMath::fp32 && choice.wgmma && wgmma_built() && dev.cc_major == 9 && dev.cc_minor == 0;
+}
 bool parse_split_k(const char *name, int *out) {
     if (strcasecmp(name, "auto") == 0) return *out = 0, true;
     if (strcasecmp(name, "off") == 0) return *out = 1, true;
@@ -168,7 +177,9 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
     // From the registers and shared memory in ptxas's report: two blocks per multiprocessor
     // for the 64×64 tiles and 128x128w4, one for the others.
     KernelTile t{128, 128, 1}; // the tensor-core paths and the large SIMT tiles
-    if (elem_size == 4 && choice.math == SgemmMath::fp32) {
+    if (elem_size == 4 && use_wgmma(dev, choice)) {
+        t = {kWgmmaBM, wgmma_bn(choice.math == SgemmMath::tf32x3 ? 3 : 1), 1};
+    } else if (elem_size == 4 && choice.math == SgemmMath::fp32) {
         switch (sgemm_tile(dev, m, n, choice.sgemm)) {
         case SgemmTile::t128x256: t.bn = 256; break;
         case SgemmTile::t256x128: t.bm = 256; break;
@@ -207,7 +218,8 @@ const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 // register tiles (128 accumulators) take 8-deep k steps: with 16 the compiler's hoisted
 // shared-memory reads and the copies' addresses no longer fit 255 registers.
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
-                         const KernelChoice &choice) {
+                         const KernelChoice &choice, const void *panels) {
+    if (use_wgmma(dev, choice)) return launch_wgmma_tf32(stream, p, choice.math == SgemmMath::tf32x3 ? 3 : 1, panels);
     // The tensor-core paths (opt-in): 128×128 tiles, 2×4 warps of 64×32, one block per
     // multiprocessor; TF32 32-deep k steps in 3 stages, 3xTF32 16-deep (its sums restart from
     // zero every k tile) in 4.
@@ -243,6 +255,7 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                              const KernelChoice &choice) {
     if (elem_size == 4) {
+        if (use_wgmma(dev, choice)) return choice.math == SgemmMath::tf32 ? "tf32-wgmma-128x256" : "tf32x3-wgmma-128x128";
         if (choice.math == SgemmMath::tf32) return "tf32-f32-128x128";
         if (choice.math == SgemmMath::tf32x3) return "tf32x3-f32-128x128";
         switch (sgemm_tile(dev, m, n, choice.sgemm)) {

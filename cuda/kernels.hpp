@@ -29,6 +29,7 @@ struct KernelChoice {
     DgemmKernel dgemm = DgemmKernel::automatic;
     SgemmMath math = SgemmMath::fp32;
     int split_k = 0; // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..16 that many slices of k
+    bool wgmma = true; // TESSERA_CUDA_WGMMA=off: the TF32 modes on mma.sync even on sm_90
 };
 
 // Names as the environment spells them ("auto", "128x256", "simt", "tf32x3", ...), matched
@@ -37,13 +38,20 @@ bool parse_sgemm_tile(const char *name, SgemmTile *out);
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
 bool parse_sgemm_math(const char *name, SgemmMath *out);
 bool parse_split_k(const char *name, int *out); // "auto", "off", or 1..16
+bool parse_wgmma(const char *name, bool *out);   // "auto" (true) or "off"
 const char *sgemm_tile_names();
 const char *dgemm_kernel_names();
 const char *sgemm_math_names();
 
-// C = alpha·op(A)·op(B) + beta·C with alpha != 0 and k > 0; all three on the device.
+// Whether the TF32 modes run on wgmma here: asked for (tf32 or tf32x3, not turned off), built
+// for sm_90a, and a device of compute capability 9.0. Such products first pack op(A) and op(B)
+// into panels (wgmma_gemm.hpp), and launch_sgemm then multiplies the panels.
+bool use_wgmma(const DeviceInfo &dev, const KernelChoice &choice);
+
+// C = alpha·op(A)·op(B) + beta·C with alpha != 0 and k > 0; all three on the device. Under
+// use_wgmma, `panels` holds the packed operands (p.A and p.B are not read); else it is unused.
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
-                         const KernelChoice &choice);
+                         const KernelChoice &choice, const void *panels = nullptr);
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
                          const KernelChoice &choice);
 // The block tile (bm × bn) of the kernel launch_sgemm / launch_dgemm runs for this shape, and

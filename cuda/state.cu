@@ -107,6 +107,8 @@ void destroy_state(State *state) {
         if (state->carries_free) (void)cudaEventDestroy(state->carries_free);
         state->split_slabs.release();
         if (state->split_free) (void)cudaEventDestroy(state->split_free);
+        state->panels.release();
+        if (state->panels_free) (void)cudaEventDestroy(state->panels_free);
         if (state->uploaded) (void)cudaEventDestroy(state->uploaded);
         for (cudaEvent_t ev : state->computed)
             if (ev) (void)cudaEventDestroy(ev);

@@ -53,6 +53,12 @@ struct State {
     std::mutex split;
     DeviceBuffer split_slabs;
     cudaEvent_t split_free = nullptr;
+    // The TF32 modes on wgmma (wgmma_gemm.hpp): the packed panels of op(A) and op(B), taken by
+    // one call at a time (before `split`, when both are taken), with an event recorded after
+    // the product that read them last.
+    std::mutex panels_lock;
+    DeviceBuffer panels;
+    cudaEvent_t panels_free = nullptr;
 };
 
 // A new state for `device`; on failure a status with the reason recorded.

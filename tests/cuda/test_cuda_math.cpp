@@ -261,8 +261,12 @@ TEST_F(CudaMath, ModeInEffect) {
 TEST_F(CudaMath, KernelInLog) {
     if (!env_is("TESSERA_VERBOSE", "1")) GTEST_SKIP() << "needs TESSERA_VERBOSE=1";
     std::string sgemm = "simt-f32-";
-    if (math_mode() == Math::tf32) sgemm = "tf32-f32-128x128";
-    else if (math_mode() == Math::tf32x3) sgemm = "tf32x3-f32-128x128";
+    // The TF32 modes run on wgmma on devices of compute capability 9.0 unless turned off.
+    cudaDeviceProp prop{};
+    ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+    const bool wgmma = prop.major == 9 && prop.minor == 0 && !env_is("TESSERA_CUDA_WGMMA", "off");
+    if (math_mode() == Math::tf32) sgemm = wgmma ? "tf32-wgmma-128x256" : "tf32-f32-128x128";
+    else if (math_mode() == Math::tf32x3) sgemm = wgmma ? "tf32x3-wgmma-128x128" : "tf32x3-f32-128x128";
     else
         for (const char *tile : {"128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64"})
             if (env_is("TESSERA_CUDA_SGEMM", tile)) sgemm += tile;
