@@ -101,7 +101,8 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
 }
 
 // The names of each enum's values, in its order, as the environment spells them.
-const char *const kSgemmTiles[] = {"auto", "128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64"};
+const char *const kSgemmTiles[] = {"auto", "128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64",
+                                   "64x256", "256x64"};
 const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
@@ -132,10 +133,15 @@ template <typename E, size_t N> bool parse_name(const char *const (&names)[N], c
 // Automatic: 256x128 (8x16 per thread, no spills) once there is a 128x128 tile for every
 // multiprocessor, else 64x64. Measured on an H100 against cuBLAS (docs/performance.md):
 // 256x128 0.77-0.79x at 2048-8192 where the spilling 128x128 made 0.63-0.65x; 64x64 0.91x at
-// 1024 and 0.60-0.64x on the 64-row and 64-column panels, where the large tiles leave SMs idle.
+// 1024. Below one 128x128 tile per multiprocessor, a 64-row (64-column) panel at least 1024 long takes
+// 64x256 (256x64) tiles, split-K filling the device: on an H100 64x8192x8192 0.95x and
+// 8192x64x8192 0.98x cuBLAS, where 64x64 tiles made 0.86x and 0.81x.
 SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile) {
     if (tile != SgemmTile::automatic) return tile;
-    return large_tiles(dev, m, n) ? SgemmTile::t256x128 : SgemmTile::t64x64;
+    if (large_tiles(dev, m, n)) return SgemmTile::t256x128;
+    if (m <= 64 && n >= 1024) return SgemmTile::t64x256;
+    if (n <= 64 && m >= 1024) return SgemmTile::t256x64;
+    return SgemmTile::t64x64;
 }
 
 // Automatic: dmma 128x128 once there is a 128x128 tile for every multiprocessor, else 64x64
@@ -185,6 +191,8 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
         case SgemmTile::t256x128: t.bm = 256; break;
         case SgemmTile::t128x128w4: t.resident = 2; break;
         case SgemmTile::t64x64: t = {64, 64, 2}; break;
+        case SgemmTile::t64x256: t.bm = 64, t.bn = 256; break;
+        case SgemmTile::t256x64: t.bm = 256, t.bn = 64; break;
         default: break;
         }
     } else if (elem_size == 8 && dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) {
@@ -209,14 +217,18 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     if (slices > 16) slices = 16;
     return slices < 2 ? 1 : int(slices);
 }
-const char *sgemm_tile_names() { return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64"; }
+const char *sgemm_tile_names() {
+    return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64, 64x256, 256x64";
+}
 const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64"; }
 const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 
 // SIMT template arguments: T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN (4×4 groups per thread),
 // STAGES, MIN_BLOCKS (blocks per multiprocessor the register budget is cut for). The 8×16
 // register tiles (128 accumulators) take 8-deep k steps: with 16 the compiler's hoisted
-// shared-memory reads and the copies' addresses no longer fit 255 registers.
+// shared-memory reads and the copies' addresses no longer fit 255 registers. The panel tiles
+// 64x256 and 256x64 have 8 warps of 64x32 (8x8 per thread, 216-230 registers, one block per
+// SM): with 4 warps of 64x64 each thread's share of the copies spilled 108-136 bytes.
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
                          const KernelChoice &choice, const void *panels) {
     if (use_wgmma(dev, choice)) return launch_wgmma_tf32(stream, p, choice.math == SgemmMath::tf32x3 ? 3 : 1, panels);
@@ -231,6 +243,8 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     case SgemmTile::t256x128: return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
     case SgemmTile::t128x128w4: return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
     case SgemmTile::t64x64: return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
+    case SgemmTile::t64x256: return simt<float, 64, 256, 16, 1, 8, 2, 2, 4, 1>(stream, ta, tb, p);
+    case SgemmTile::t256x64: return simt<float, 256, 64, 16, 4, 2, 2, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t128x128:
     case SgemmTile::automatic: break;
     }
@@ -264,6 +278,8 @@ const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, in
         case SgemmTile::t256x128: return "simt-f32-256x128";
         case SgemmTile::t128x128w4: return "simt-f32-128x128w4";
         case SgemmTile::t64x64: return "simt-f32-64x64";
+        case SgemmTile::t64x256: return "simt-f32-64x256";
+        case SgemmTile::t256x64: return "simt-f32-256x64";
         case SgemmTile::t128x128:
         case SgemmTile::automatic: break;
         }

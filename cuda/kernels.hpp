@@ -19,7 +19,7 @@ struct DeviceInfo {
 
 // Which kernels a process runs (gemm.cu reads TESSERA_CUDA_SGEMM, TESSERA_CUDA_DGEMM and
 // TESSERA_CUDA_MATH once): `automatic` picks by shape and device; a named tile runs every shape.
-enum class SgemmTile { automatic, t128x128, t128x128r1, t128x256, t256x128, t128x128w4, t64x64 };
+enum class SgemmTile { automatic, t128x128, t128x128r1, t128x256, t256x128, t128x128w4, t64x64, t64x256, t256x64 };
 enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };

@@ -264,11 +264,11 @@ template <typename T, int BM, int BN, int BK, int STAGES, bool TA, bool TB> cons
     return STAGES * (FragTile<T, BM, BK, TA>::SIZE + FragTile<T, BN, BK, !TB>::SIZE) * int(sizeof(T));
 }
 
-// Which tile (tm, tn) block `b` of a tiles_m × tiles_n grid computes: groups of eight tile
+// Which tile (tm, tn) block `b` of a tiles_m × tiles_n grid computes: groups of GROUP tile
 // rows are walked column by column so that blocks running together share operand panels in L2.
+template <int64_t GROUP = 8>
 __device__ __forceinline__ void tile_of_block(int64_t b, int64_t tiles_m, int64_t tiles_n, int64_t &tm,
                                               int64_t &tn) {
-    constexpr int64_t GROUP = 8;
     const int64_t per_group = GROUP * tiles_n;
     const int64_t group = b / per_group;
     const int64_t first = group * GROUP;

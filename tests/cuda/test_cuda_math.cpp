@@ -268,7 +268,7 @@ TEST_F(CudaMath, KernelInLog) {
     if (math_mode() == Math::tf32) sgemm = wgmma ? "tf32-wgmma-128x256" : "tf32-f32-128x128";
     else if (math_mode() == Math::tf32x3) sgemm = wgmma ? "tf32x3-wgmma-128x128" : "tf32x3-f32-128x128";
     else
-        for (const char *tile : {"128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64"})
+        for (const char *tile : {"128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64", "64x256", "256x64"})
             if (env_is("TESSERA_CUDA_SGEMM", tile)) sgemm += tile;
     std::string dgemm = "dmma-f64-";
     if (env_is("TESSERA_CUDA_DGEMM", "simt")) dgemm = "simt-f64-64x64";
