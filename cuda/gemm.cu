@@ -110,12 +110,12 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
 
 // The TF32 modes on wgmma: op(A) and op(B) packed into the state's panels, then the product from
 // them (no fringe products: the panels are padded to whole tiles already). Without the device
-// memory for the panels, the mma.sync kernels run it instead.
+// memory for the panels, or for a grid beyond the kernels' limits, the mma.sync kernels run it.
 cudaError_t compute_wgmma(State &s, const core::GemmArgs<float> &a, const float *A, int64_t lda, const float *B,
                           int64_t ldb, float *C, int64_t ldc, const KernelChoice &kc) {
     const int terms = kc.math == SgemmMath::tf32x3 ? 3 : 1;
     const GemmParams<float> p = params_of(a, A, lda, B, ldb, C, ldc);
-    {
+    if (wgmma_fits(a.m, a.n, a.k, terms)) {
         std::lock_guard<std::mutex> lock(s.panels_lock);
         if (!s.panels_free && cudaEventCreateWithFlags(&s.panels_free, cudaEventDisableTiming) != cudaSuccess)
             s.panels_free = nullptr;

@@ -338,6 +338,12 @@ bool wgmma_built() {
 
 int wgmma_bn(int terms) { return terms == 3 ? Config<3>::BN : Config<1>::BN; }
 
+bool wgmma_fits(int64_t m, int64_t n, int64_t k, int terms) {
+    const Layout l = layout_of(m, n, k, terms);
+    return l.tiles_m <= 65535 && l.tiles_n <= 65535 && l.ktiles <= 0x7fffffff &&
+           l.tiles_m * l.tiles_n <= 0x7fffffff;
+}
+
 size_t wgmma_panel_bytes(int64_t m, int64_t n, int64_t k, int terms) {
     const Layout l = layout_of(m, n, k, terms);
     return (l.a_floats + l.b_floats) * sizeof(float) * (terms == 3 ? 2 : 1);
@@ -346,7 +352,7 @@ size_t wgmma_panel_bytes(int64_t m, int64_t n, int64_t k, int terms) {
 cudaError_t launch_wgmma_pack(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p, int terms,
                               void *panels) {
     const Layout l = layout_of(p.m, p.n, p.k, terms);
-    if (l.tiles_m > 65535 || l.tiles_n > 65535 || l.ktiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    if (!wgmma_fits(p.m, p.n, p.k, terms)) return cudaErrorInvalidConfiguration;
     float *a_hi = static_cast<float *>(panels), *b_hi = a_hi + l.a_floats;
     float *a_lo = terms == 3 ? b_hi + l.b_floats : nullptr, *b_lo = terms == 3 ? a_lo + l.a_floats : nullptr;
     // op(A)(i, l) is A[l + i·lda] when transposed (runs along k); op(B)(l, j) is B[l + j·ldb]

@@ -21,6 +21,9 @@ int wgmma_bn(int terms);
 // Whether this plugin holds the sm_90a kernels (false: built without an sm_90 target).
 bool wgmma_built();
 
+// Whether an m×n×k product fits these kernels' grids (at most 65535 tiles of rows, of columns).
+bool wgmma_fits(int64_t m, int64_t n, int64_t k, int terms);
+
 // Bytes of device memory the panels of an m×n×k product take: the TF32 high parts of op(A) and
 // op(B), and for 3xTF32 (terms == 3) their low parts too.
 size_t wgmma_panel_bytes(int64_t m, int64_t n, int64_t k, int terms);

@@ -233,6 +233,46 @@ TEST_F(CudaMath, NanInfPropagate) {
     EXPECT_TRUE(std::isfinite(C.at(7, 7)));
 }
 
+// Where the device has no memory left for the wgmma path's panels (TF32 modes on compute
+// capability 9.0), the product still runs, on the mma.sync kernel, within the mode's bound.
+TEST_F(CudaMath, PanelsWithoutMemoryFallBack) {
+    cudaDeviceProp prop{};
+    ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+    if (math_mode() == Math::fp32 || prop.major != 9 || prop.minor != 0 || env_is("TESSERA_CUDA_WGMMA", "off"))
+        GTEST_SKIP() << "the wgmma path runs only for the TF32 modes on compute capability 9.0";
+    // 64×64 with k = 65536: 32 MiB of operands, and panels of 96 MiB (tf32) or 128 MiB (tf32x3).
+    const GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 64, 64, 65536, 1.0, 0.5};
+    Operands o = operands(c, 0);
+    DeviceArray<float> dA(o.A.data), dB(o.B.data), dC(o.C.data);
+    std::vector<void *> hog;
+    for (size_t chunk = size_t(1) << 30; chunk >= (size_t(1) << 20);) {
+        size_t free = 0, total = 0;
+        ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+        if (free < (size_t(48) << 20)) break;
+        void *p = nullptr;
+        if (cudaMalloc(&p, chunk) == cudaSuccess) hog.push_back(p);
+        else (void)cudaGetLastError(), chunk /= 2;
+    }
+    ::testing::internal::CaptureStderr();
+    const tsr_status s = tsr_sgemm(handle_, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), dA.ptr, o.A.ld,
+                                   dB.ptr, o.B.ld, float(c.beta), dC.ptr, o.C.ld);
+    const std::string why = tsr_last_error();
+    const cudaError_t sync = cudaDeviceSynchronize();
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    for (void *p : hog) cudaFree(p);
+    ASSERT_EQ(s, TSR_SUCCESS) << why;
+    ASSERT_EQ(sync, cudaSuccess);
+    std::vector<float> back(dC.count);
+    dC.to_host(back);
+    Matrix<float> C = o.C;
+    std::copy(back.begin(), back.end(), C.data.begin());
+    EXPECT_TRUE(check_bound(c, o.A0, o.B0, o.C0, C, bound_of(math_mode(), c.k)));
+    if (env_is("TESSERA_VERBOSE", "1")) {
+        const char *mma = math_mode() == Math::tf32 ? "tf32-f32-128x128" : "tf32x3-f32-128x128";
+        EXPECT_NE(log.find(std::string("tessera: cuda kernel ") + mma), std::string::npos) << log;
+    }
+}
+
 // The mode in effect, from its arithmetic: a = 1 + 2^-13 + 2^-20 times 1, summed 8 times. TF32
 // rounds a to 1 (C = 8); 3xTF32 keeps 2^-13 + 2^-20 in the low part, and FP32 keeps a (C = 8a,
 // exact in both).
