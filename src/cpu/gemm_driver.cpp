@@ -57,6 +57,14 @@ struct ThreadGrid {
     int tm, tn;
 };
 
+// Columns of C per jc block: n in as few blocks as NC allows, with an eighth of slack, in equal
+// parts of whole NR tiles. Every jc block packs all of A again, so a last block of a few columns
+// (4096 = 2·2040 + 16 in double, 4096 = 4092 + 4 in float) would cost a whole pass over A for them.
+int64_t column_block(int64_t n, int64_t nc, int nr) {
+    const int64_t blocks = std::max<int64_t>(1, (8 * n + 9 * nc - 1) / (9 * nc));
+    return ((n + blocks - 1) / blocks + nr - 1) / nr * nr;
+}
+
 ThreadGrid thread_grid(int threads, int64_t row_panels) {
     for (int tm = threads; tm > 1; --tm)
         if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
@@ -138,7 +146,8 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
     const int64_t row_panels = (g.m + mr - 1) / mr;
     const ThreadGrid grid = thread_grid(threads, row_panels);
     const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
-    const int64_t nc_max = std::min<int64_t>(bs.nc, (g.n + nr - 1) / nr * nr);
+    const int64_t nc_block = column_block(g.n, bs.nc, nr);
+    const int64_t nc_max = std::min<int64_t>(nc_block, (g.n + nr - 1) / nr * nr);
     T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
     if (!pb) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate the packed B panel");
     bool out_of_memory = false;
@@ -162,8 +171,8 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
 #pragma omp atomic read
         skip = out_of_memory;
         if (!skip)
-        for (int64_t jc = 0; jc < g.n; jc += bs.nc) {
-            const int64_t nc = std::min<int64_t>(bs.nc, g.n - jc);
+        for (int64_t jc = 0; jc < g.n; jc += nc_block) {
+            const int64_t nc = std::min<int64_t>(nc_block, g.n - jc);
             const int64_t panels = (nc + nr - 1) / nr;
             const int64_t jr0 = std::min(nc, panels * tj / grid.tn * nr);
             const int64_t jr1 = std::min(nc, panels * (tj + 1) / grid.tn * nr);

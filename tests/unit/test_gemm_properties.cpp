@@ -27,8 +27,8 @@ std::vector<Shape> small_shapes() {
 }
 
 // Around the CPU blocking boundaries of every micro-kernel: MR (4, 8, 16, 32, 64), NR (4, 6, 12),
-// MC (96, 128, 192, 256, 384), KC (256, 384), NC (2040, 2048, 4092, 4096), and the split of
-// rows and column tiles between threads.
+// MC (96, 128, 192, 256, 384), KC (256, 384), NC (2040, 2048, 4092, 4096; a second column
+// block only beyond 9/8 of NC), and the split of rows and column tiles between threads.
 std::vector<Shape> boundary_shapes() {
     return {{127, 9, 255},  {128, 12, 256},  {129, 5, 257},   {255, 7, 31},   {256, 3, 513},
             {257, 33, 17},  {513, 5, 9},     {3, 2047, 5},    {5, 2048, 3},   {2, 2049, 2},
@@ -42,7 +42,9 @@ std::vector<Shape> boundary_shapes() {
             {47, 301, 263}, {49, 299, 257}, {95, 300, 259}, {97, 263, 301}, {128, 263, 257},
             {129, 257, 263},
             // packed, around the 64-row panels of the AVX-512 float kernel
-            {129, 131, 300}, {191, 47, 385}, {257, 13, 769}};
+            {129, 131, 300}, {191, 47, 385}, {257, 13, 769},
+            // two column blocks of equal width (packed, past every kernel's direct_m)
+            {97, 2297, 3}, {129, 4605, 3}, {5, 4609, 2}, {3, 2305, 4}};
 }
 
 enum class Dtype { f32, f64 };
