@@ -143,7 +143,13 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
     Blocking bs = uk.blocks;
     if (comb) bs.kc = bs.strassen_kc, bs.mc = bs.strassen_mc;
     const int mr = bs.mr, nr = bs.nr;
-    const int64_t row_panels = (g.m + mr - 1) / mr;
+    // A last row panel of at most MR/4 rows (257 = 4·64 + 1 in float) is shared out by columns
+    // among all the threads, after their full panels: given whole to one thread it cost that
+    // thread up to a sixth of a panel's time more than the others.
+    const int64_t fringe =
+        !comb && threads > 1 && g.m > mr && g.m % mr != 0 && g.m % mr <= mr / 4 ? g.m % mr : 0;
+    const int64_t m_main = g.m - fringe;
+    const int64_t row_panels = (m_main + mr - 1) / mr;
     const ThreadGrid grid = thread_grid(threads, row_panels);
     const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
     const int64_t nc_block = column_block(g.n, bs.nc, nr);
@@ -157,8 +163,8 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
         const int t = threads > 1 ? omp_get_thread_num() : 0;
         const int ti = t / grid.tn, tj = t % grid.tn;
         // This thread's rows of C, split into equal blocks of at most MC rows.
-        const int64_t r0 = std::min(g.m, row_panels * ti / grid.tm * mr);
-        const int64_t r1 = std::min(g.m, row_panels * (ti + 1) / grid.tm * mr);
+        const int64_t r0 = std::min(m_main, row_panels * ti / grid.tm * mr);
+        const int64_t r1 = std::min(m_main, row_panels * (ti + 1) / grid.tm * mr);
         const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + bs.mc - 1) / bs.mc);
         const int64_t mc = ((r1 - r0 + blocks - 1) / blocks + mr - 1) / mr * mr;
         T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(mc, mr)));
@@ -201,6 +207,14 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
                     pack_a_sum(g, PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef, uk.sum}, ic,
                                mcur, pc, kc, mr, pa);
                     macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
+                }
+                if (fringe > 0) { // the fringe rows, this thread's share of the column tiles
+                    const int64_t f0 = std::min(nc, panels * t / threads * nr);
+                    const int64_t f1 = std::min(nc, panels * (t + 1) / threads * nr);
+                    if (f1 > f0) {
+                        pack_a(g, m_main, fringe, pc, kc, mr, pa);
+                        macro_kernel(uk, g, pa, pb, m_main, fringe, jc, f0, f1, nc, kc, beta);
+                    }
                 }
 #pragma omp barrier
                 // every thread is done with B: it may be repacked
