@@ -150,7 +150,6 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
         !comb && threads > 1 && g.m > mr && g.m % mr != 0 && g.m % mr <= mr / 4 ? g.m % mr : 0;
     const int64_t m_main = g.m - fringe;
     const int64_t row_panels = (m_main + mr - 1) / mr;
-    const ThreadGrid grid = thread_grid(threads, row_panels);
     const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
     const int64_t nc_block = column_block(g.n, bs.nc, nr);
     const int64_t nc_max = std::min<int64_t>(nc_block, (g.n + nr - 1) / nr * nr);
@@ -160,7 +159,11 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
+        // The team may be smaller than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC): the work is shared
+        // among the threads there are, or rows of C would be left unwritten.
+        const int team = threads > 1 ? omp_get_num_threads() : 1;
         const int t = threads > 1 ? omp_get_thread_num() : 0;
+        const ThreadGrid grid = thread_grid(team, row_panels);
         const int ti = t / grid.tn, tj = t % grid.tn;
         // This thread's rows of C, split into equal blocks of at most MC rows.
         const int64_t r0 = std::min(m_main, row_panels * ti / grid.tm * mr);
@@ -209,8 +212,8 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
                     macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
                 }
                 if (fringe > 0) { // the fringe rows, this thread's share of the column tiles
-                    const int64_t f0 = std::min(nc, panels * t / threads * nr);
-                    const int64_t f1 = std::min(nc, panels * (t + 1) / threads * nr);
+                    const int64_t f0 = std::min(nc, panels * t / team * nr);
+                    const int64_t f1 = std::min(nc, panels * (t + 1) / team * nr);
                     if (f1 > f0) {
                         pack_a(g, m_main, fringe, pc, kc, mr, pa);
                         macro_kernel(uk, g, pa, pb, m_main, fringe, jc, f0, f1, nc, kc, beta);
