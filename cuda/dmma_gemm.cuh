@@ -47,13 +47,13 @@ __device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS
 #endif
 }
 
-// C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k) for one BM×BN tile per block. The
+// The block's BM×BN tile at (m0, n0) of op(A)·op(B) over p.k, into acc (zeroed here). The
 // operands land in shared memory as FragTile lays them out (16-byte copies along whichever of
 // m/n and k the stored matrix runs), STAGES deep; a warp computes a WM×WN tile as MT×NT
 // fragments of 16×8, reading per KS-deep step its A and B fragments from shared memory.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB>
-__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> whole) {
-    const GemmParams<double> p = k_slice<double, TA, TB>(whole);
+__device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m0, int64_t n0, double *smem,
+                                          double (&acc)[BM / WARPS_M / 16][BN / WARPS_N / 8][4]) {
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
@@ -61,15 +61,6 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
     using TileA = FragTile<double, BM, BK, TA>;  // op(A) is m×k; stored transposed it runs along k
     using TileB = FragTile<double, BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
     constexpr int STAGE = TileA::SIZE + TileB::SIZE;
-
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    double *smem = reinterpret_cast<double *>(smem_raw);
-
-    int64_t tm, tn;
-    // Groups of 16 tile rows: 0.89 -> 0.92x cuBLAS at 4096^3 against groups of 8 (no change at
-    // 8192^3; docs/performance.md).
-    tile_of_block<16>(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
-    const int64_t m0 = tm * BM, n0 = tn * BN;
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
     const int g = lane / 4, t = lane % 4;
@@ -87,7 +78,6 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
         });
     };
 
-    double acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -147,8 +137,42 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
         }
     }
     cp_async_wait<0>();
+}
 
-    store_fragments(p, acc, m0 + wm0, n0 + wn0, g, t);
+// C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k), one BM×BN tile per block (its
+// slice of k under split-K); with SK, the stream-K launch: each block its span of the tiles' k
+// steps (GemmParams).
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB, bool SK = false>
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> whole) {
+    constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
+    constexpr int MT = WM / 16, NT = WN / 8;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    double *smem = reinterpret_cast<double *>(smem_raw);
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
+    const int g = lane / 4, t = lane % 4;
+    // Groups of 16 tile rows: 0.89 -> 0.92x cuBLAS at 4096^3 against groups of 8 (no change at
+    // 8192^3; docs/performance.md).
+    if constexpr (!SK) {
+        const GemmParams<double> p = k_slice<double, TA, TB>(whole);
+        int64_t tm, tn;
+        tile_of_block<16>(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
+        double acc[MT][NT][4];
+        dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(p, tm * BM, tn * BN, smem, acc);
+        store_fragments(p, acc, tm * BM + wm0, tn * BN + wn0, g, t);
+    } else {
+        stream_k_units(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), [&](const StreamKUnit &u) {
+            int64_t tm, tn;
+            tile_of_block<16>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            double acc[MT][NT][4];
+            dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(k_range<double, TA, TB, BK>(whole, u),
+                                                                        tm * BM, tn * BN, smem, acc);
+            if (u.boundary == 0 || stream_k_fixup<double, MT * NT * 4, THREADS>(whole, u, &acc[0][0][0]))
+                store_fragments(whole, acc, tm * BM + wm0, tn * BN + wn0, g, t);
+            __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
+        });
+    }
 }
 
 } // namespace tessera::cuda

@@ -70,6 +70,39 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
     return true;
 }
 
+// Stream-K (stream_k_plan): the first dp_tiles tiles in one launch, then the rest in spans of k
+// steps, the cut tiles' partial sums in the state's buffer (after the flags that count their
+// halves, zeroed first). Returns false, launching nothing, when the buffer cannot be had.
+template <typename T>
+bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, const StreamKPlan &plan,
+                      cudaError_t *e, const KernelChoice &kc) {
+    const size_t flags = (size_t(plan.sk_blocks + 1) * sizeof(unsigned) + 255) / 256 * 256;
+    const size_t slots = 2 * size_t(plan.sk_blocks + 1) * size_t(plan.bm) * size_t(plan.bn) * sizeof(T);
+    std::lock_guard<std::mutex> lock(s.split);
+    if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
+        s.split_free = nullptr;
+        return false;
+    }
+    if (s.split_slabs.reserve(flags + slots) != TSR_SUCCESS) return false;
+    unsigned char *w = static_cast<unsigned char *>(s.split_slabs.ptr);
+    *e = cudaStreamWaitEvent(s.stream, s.split_free, 0);
+    if (*e == cudaSuccess) *e = cudaMemsetAsync(w, 0, flags, s.stream);
+    if (*e == cudaSuccess && plan.dp_tiles > 0) {
+        GemmParams<T> d = p;
+        d.blocks = plan.dp_tiles;
+        *e = launch_gemm(s, a, d, kc, nullptr);
+    }
+    if (*e == cudaSuccess) {
+        p.sk_first = plan.dp_tiles, p.sk_tiles = plan.sk_tiles, p.sk_iters = plan.sk_iters;
+        p.sk_blocks = plan.sk_blocks;
+        p.sk_flags = reinterpret_cast<unsigned *>(w);
+        p.sk_work = reinterpret_cast<T *>(w + flags);
+        *e = launch_gemm(s, a, p, kc, nullptr);
+    }
+    if (*e == cudaSuccess) *e = cudaEventRecord(s.split_free, s.stream);
+    return true;
+}
+
 template <typename T>
 GemmParams<T> params_of(const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
                         int64_t ldc) {
@@ -90,10 +123,14 @@ template <typename T>
 cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p, const KernelChoice &kc,
                            const void *panels) {
     const int slices = split_k_slices(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
+    const StreamKPlan sk = slices > 1 ? StreamKPlan{} : stream_k_plan(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
     if (verbose) {
         // One line per product, before the core's line for the call: which kernel ran.
-        char line[240], split[40] = "";
+        char line[240], split[80] = "";
         if (slices > 1) std::snprintf(split, sizeof split, ", k in up to %d slices", slices);
+        if (sk.sk_blocks > 0)
+            std::snprintf(split, sizeof split, ", stream-K over the last %lld tiles in %d spans",
+                          (long long)sk.sk_tiles, sk.sk_blocks);
         std::snprintf(line, sizeof line, "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
                       gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc), split, sizeof(T) == 4 ? 's' : 'd',
                       a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', (long long)a.m, (long long)a.n,
@@ -101,6 +138,7 @@ cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParam
         std::fputs(line, stderr);
     }
     if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e, kc, panels)) return e;
+    if (cudaError_t e = cudaSuccess; sk.sk_blocks > 0 && stream_k_product(s, a, p, sk, &e, kc)) return e;
     return launch_gemm(s, a, p, kc, panels);
 }
 
@@ -388,6 +426,7 @@ void read_kernel_choice() {
     read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
     read_one("TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
     read_one("TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
+    read_one("TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on", "auto", &choice.stream_k);
     overlap = Overlap::automatic;
     read_one("TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     // As the core reads it (a whole number, 0 or 1); it warns about other values itself.

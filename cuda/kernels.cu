@@ -29,7 +29,8 @@ cudaError_t launch(int bm, int bn, int threads, int smem, cudaStream_t stream, G
     if (attr != cudaSuccess) return attr;
     p.tiles_m = (p.m + bm - 1) / bm;
     p.tiles_n = (p.n + bn - 1) / bn;
-    const int64_t blocks = p.tiles_m * p.tiles_n;
+    // Every tile, the first p.blocks of them, or the stream-K launch's p.sk_blocks spans.
+    const int64_t blocks = p.sk_blocks > 0 ? p.sk_blocks : p.blocks > 0 ? p.blocks : p.tiles_m * p.tiles_n;
     if (blocks > 0x7fffffff || p.splits > 65535) return cudaErrorInvalidConfiguration;
     kernel<<<dim3(unsigned(blocks), unsigned(p.splits > 1 ? p.splits : 1)), threads, smem, stream>>>(p);
     return cudaGetLastError();
@@ -45,31 +46,34 @@ cudaError_t launch_ops(int bm, int bn, int threads, cudaStream_t stream, bool ta
     return launch<T, Ops<true, true>::kernel>(bm, bn, threads, Ops<true, true>::smem, stream, p);
 }
 
-template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES, int MIN_BLOCKS>
+// SK: the stream-K instantiations (p.sk_blocks > 0), built for the tiles stream_k_tile names.
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES, int MIN_BLOCKS,
+          bool SK>
 struct Simt {
     template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel = simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, TA, TB>;
+        static constexpr auto kernel =
+            simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, TA, TB, SK>;
         static constexpr int smem = STAGES * BK * (BM + BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
     };
 };
 
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
-          int MIN_BLOCKS>
+          int MIN_BLOCKS, bool SK = false>
 cudaError_t simt(cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) {
-    using S = Simt<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS>;
+    using S = Simt<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, SK>;
     return launch_ops<T, S::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS> struct Dmma {
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK> struct Dmma {
     template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel = dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>;
+        static constexpr auto kernel = dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB, SK>;
         static constexpr int smem = frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>();
     };
 };
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS>
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK = false>
 cudaError_t dmma(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
-    using D = Dmma<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS>;
+    using D = Dmma<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, SK>;
     return launch_ops<double, D::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
 
@@ -168,6 +172,10 @@ bool parse_wgmma(const char *name, bool *out) {
 bool use_wgmma(const DeviceInfo &dev, const KernelChoice &choice) {
     return choice.math != SgemmMath::fp32 && choice.wgmma && wgmma_built() && dev.cc_major == 9 && dev.cc_minor == 0;
 }
+bool parse_stream_k(const char *name, StreamK *out) {
+    const char *const names[] = {"auto", "off", "on"};
+    return parse_name(names, name, out);
+}
 bool parse_split_k(const char *name, int *out) {
     if (strcasecmp(name, "auto") == 0) return *out = 0, true;
     if (strcasecmp(name, "off") == 0) return *out = 1, true;
@@ -217,6 +225,42 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     if (slices > 16) slices = 16;
     return slices < 2 ? 1 : int(slices);
 }
+// Automatic: where the last wave of tiles is at most 70% full and k at least 512 deep. Measured
+// on an H100 against the same build without it (docs/performance.md): 8192^3 sgemm (last wave
+// 52% full) 0.938 -> 0.956x cuBLAS, dgemm (3% full) 0.855 -> 0.88x; 4096^3 dgemm (76%) level,
+// sgemm (88%) 0.94 -> 0.92x: the spans' staggered k steps read whole panels where a wave's
+// blocks, in step along k, share them in L2.
+// The kernels with a stream-K form: SGEMM 256x128 and DGEMM dmma 128x128, one block per SM.
+StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                          const KernelChoice &choice) {
+    StreamKPlan plan;
+    if (choice.stream_k == StreamK::off || k <= 0) return plan;
+    if (elem_size == 4) {
+        if (use_wgmma(dev, choice) || choice.math != SgemmMath::fp32) return plan;
+        if (sgemm_tile(dev, m, n, choice.sgemm) != SgemmTile::t256x128) return plan;
+        plan.bm = 256, plan.bn = 128;
+    } else {
+        if (dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) return plan;
+        plan.bm = 128, plan.bn = 128;
+    }
+    if (split_k_slices(dev, elem_size, m, n, k, choice) > 1) return plan;
+    const int64_t tiles = ((m + plan.bm - 1) / plan.bm) * ((n + plan.bn - 1) / plan.bn);
+    const int64_t P = dev.sm_count, waves = tiles / P, rest = tiles % P;
+    const int64_t steps = (k + (elem_size == 4 ? 8 : 16) - 1) / (elem_size == 4 ? 8 : 16); // BK of each
+    if (choice.stream_k == StreamK::automatic && (waves < 1 || rest == 0 || 10 * rest > 7 * P || k < 512))
+        return plan;
+    int64_t blocks;
+    if (waves >= 1) {
+        plan.dp_tiles = (waves - 1) * P, plan.sk_tiles = P + rest, blocks = P;
+    } else { // forced on a product of fewer tiles than multiprocessors: two spans for every three tiles
+        plan.dp_tiles = 0, plan.sk_tiles = tiles, blocks = 2 * tiles / 3 > 1 ? 2 * tiles / 3 : 1;
+    }
+    // Spans of at least a tile's steps (blocks <= sk_tiles), so a tile lies across one boundary at most.
+    plan.sk_iters = (plan.sk_tiles * steps + blocks - 1) / blocks;
+    plan.sk_blocks = int(blocks);
+    return plan;
+}
+
 const char *sgemm_tile_names() {
     return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64, 64x256, 256x64";
 }
@@ -240,7 +284,9 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     switch (sgemm_tile(dev, p.m, p.n, choice.sgemm)) {
     case SgemmTile::t128x128r1: return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t128x256: return simt<float, 128, 256, 8, 2, 4, 2, 4, 5, 1>(stream, ta, tb, p);
-    case SgemmTile::t256x128: return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
+    case SgemmTile::t256x128:
+        if (p.sk_blocks > 0) return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1, true>(stream, ta, tb, p);
+        return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
     case SgemmTile::t128x128w4: return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
     case SgemmTile::t64x64: return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t64x256: return simt<float, 64, 256, 16, 1, 8, 2, 2, 4, 1>(stream, ta, tb, p);
@@ -263,6 +309,7 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }
+    if (p.sk_blocks > 0) return dmma<128, 128, 16, 2, 4, 4, 4, true>(stream, ta, tb, p);
     return dmma<128, 128, 16, 2, 4, 4, 4>(stream, ta, tb, p);
 }
 

@@ -24,12 +24,17 @@ enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
 
+// Stream-K for the last tiles of a grid of many (stream_k_plan): where it pays, never, or for
+// every product its kernel has a stream-K form for (tests).
+enum class StreamK { automatic, off, on };
+
 struct KernelChoice {
     SgemmTile sgemm = SgemmTile::automatic;
     DgemmKernel dgemm = DgemmKernel::automatic;
     SgemmMath math = SgemmMath::fp32;
     int split_k = 0; // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..16 that many slices of k
     bool wgmma = true; // TESSERA_CUDA_WGMMA=off: the TF32 modes on mma.sync even on sm_90
+    StreamK stream_k = StreamK::automatic; // TESSERA_CUDA_STREAMK
 };
 
 // Names as the environment spells them ("auto", "128x256", "simt", "tf32x3", ...), matched
@@ -39,6 +44,7 @@ bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
 bool parse_sgemm_math(const char *name, SgemmMath *out);
 bool parse_split_k(const char *name, int *out); // "auto", "off", or 1..16
 bool parse_wgmma(const char *name, bool *out);   // "auto" (true) or "off"
+bool parse_stream_k(const char *name, StreamK *out); // "auto", "off", "on"
 const char *sgemm_tile_names();
 const char *dgemm_kernel_names();
 const char *sgemm_math_names();
@@ -70,6 +76,20 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
 template <typename T>
 cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
                              int64_t ldw, T beta, T *C, int64_t ldc);
+// Stream-K: a grid of T tiles on P multiprocessors (one block each) runs in waves of P, the
+// last one only T mod P full. Instead, the tiles up to the last full wave but one (dp_tiles) go
+// in a launch of their own, and the rest (sk_tiles = P + T mod P) as one run of k steps cut
+// into sk_blocks equal spans, one block each (GemmParams); a tile cut between two spans is
+// summed by the second of the two to finish. sk_blocks == 0: no stream-K for this product (its
+// kernel has no stream-K form, split-K takes it, or its last wave is nearly full).
+struct StreamKPlan {
+    int64_t dp_tiles = 0, sk_tiles = 0, sk_iters = 0;
+    int sk_blocks = 0;
+    int bm = 0, bn = 0;
+};
+StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                          const KernelChoice &choice);
+
 // C = beta·C (beta == 0: zeros, C not read), for alpha == 0 or k == 0.
 template <typename T>
 cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C, int64_t ldc);

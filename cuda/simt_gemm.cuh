@@ -57,29 +57,21 @@ template <typename T> __device__ __forceinline__ void stg4(T *p, const T (&v)[4]
     }
 }
 
-// C = alpha·op(A)·op(B) + beta·C for one BM×BN tile per block. A warp holds 8×4 threads (m
-// fastest); a thread owns GM×GN groups of 4×4 elements, its groups 32 rows and 16 columns
-// apart, so that a warp's 16-byte shared-memory reads are contiguous (no bank conflicts) and
-// its stores to C are coalesced. Shared rows are padded by 16 bytes so that the transposing
-// copies of k-contiguous operands hit two banks at most.
-template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
-          int MIN_BLOCKS, bool TA, bool TB>
-__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
-    simt_gemm_kernel(const GemmParams<T> whole) {
-    const GemmParams<T> p = k_slice<T, TA, TB>(whole);
+// The block's BM×BN tile at (m0, n0) of op(A)·op(B) over p.k, into acc (zeroed here). A warp
+// holds 8×4 threads (m fastest); a thread owns GM×GN groups of 4×4 elements, its groups 32 rows
+// and 16 columns apart, so that a warp's 16-byte shared-memory reads are contiguous (no bank
+// conflicts) and its stores to C are coalesced. Shared rows are padded by 16 bytes so that the
+// transposing copies of k-contiguous operands hit two banks at most.
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES, bool TA,
+          bool TB>
+__device__ __forceinline__ void simt_tile(const GemmParams<T> &p, int64_t m0, int64_t n0, T *smem,
+                                          T (&acc)[GM * 4][GN * 4]) {
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = 32 * GM, WN = 16 * GN;
     static_assert(WM * WARPS_M == BM && WN * WARPS_N == BN, "warp tiles must cover the block tile");
     constexpr int PAD = 16 / int(sizeof(T));
     constexpr int LDA = BM + PAD, LDB = BN + PAD;
     constexpr int STAGE = BK * (LDA + LDB);
-
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *smem = reinterpret_cast<T *>(smem_raw);
-
-    int64_t tm, tn;
-    tile_of_block(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
-    const int64_t m0 = tm * BM, n0 = tn * BN;
 
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
@@ -101,7 +93,6 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
         });
     };
 
-    T acc[GM * 4][GN * 4];
 #pragma unroll
     for (int i = 0; i < GM * 4; ++i)
 #pragma unroll
@@ -157,8 +148,16 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
         stage = following;
     }
     cp_async_wait<0>();
+}
 
-    // Epilogue: C = alpha·acc + beta·C, with beta == 0 never reading C.
+// C = alpha·acc + beta·C for the block's tile at (m0, n0), with beta == 0 never reading C.
+template <typename T, int BM, int BN, int WARPS_M, int WARPS_N, int GM, int GN>
+__device__ __forceinline__ void simt_store(const GemmParams<T> &p, int64_t m0, int64_t n0,
+                                           const T (&acc)[GM * 4][GN * 4]) {
+    constexpr int WM = 32 * GM, WN = 16 * GN;
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
+    const int lm = (lane % 8) * 4, ln = (lane / 8) * 4;
     const bool read_c = p.beta != T(0);
 #pragma unroll
     for (int h = 0; h < GN; ++h) {
@@ -199,6 +198,36 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
                 }
             }
         }
+    }
+}
+
+// C = alpha·op(A)·op(B) + beta·C, one BM×BN tile per block (its slice of k under split-K);
+// with SK, the stream-K launch: each block its span of the tiles' k steps (GemmParams).
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
+          int MIN_BLOCKS, bool TA, bool TB, bool SK = false>
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
+    simt_gemm_kernel(const GemmParams<T> whole) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *smem = reinterpret_cast<T *>(smem_raw);
+    if constexpr (!SK) {
+        const GemmParams<T> p = k_slice<T, TA, TB>(whole);
+        int64_t tm, tn;
+        tile_of_block(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
+        T acc[GM * 4][GN * 4];
+        simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(p, tm * BM, tn * BN, smem, acc);
+        simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc);
+    } else {
+        constexpr int THREADS = WARPS_M * WARPS_N * 32;
+        stream_k_units(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), [&](const StreamKUnit &u) {
+            int64_t tm, tn;
+            tile_of_block(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            T acc[GM * 4][GN * 4];
+            simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(k_range<T, TA, TB, BK>(whole, u),
+                                                                              tm * BM, tn * BN, smem, acc);
+            if (u.boundary == 0 || stream_k_fixup<T, GM * GN * 16, THREADS>(whole, u, &acc[0][0]))
+                simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(whole, tm * BM, tn * BN, acc);
+            __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
+        });
     }
 }
 

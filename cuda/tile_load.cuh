@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace tessera::cuda {
 
@@ -295,6 +296,19 @@ template <typename T> struct GemmParams {
     // ldc·n elements apart; a second kernel sums the slabs into the caller's C.
     int splits;
     int64_t k_split;
+    // Launch only the first `blocks` tiles (0: all of them); the stream-K launch's data-parallel part.
+    int64_t blocks;
+    // Stream-K (the kernels instantiated with SK, one launch of sk_blocks blocks): the tiles
+    // sk_first .. sk_first + sk_tiles - 1, as one run of k steps (ceil(k / BK) per tile), cut into
+    // sk_blocks equal spans of sk_iters steps, a span per block. sk_iters is at least a tile's
+    // steps, so a tile lies across at most one boundary between spans; the two blocks either side
+    // of boundary b leave their partial sums in sk_work's slots 2b and 2b + 1 (BM·BN elements
+    // each), count themselves in sk_flags[b] (zero before the launch), and the second to arrive
+    // adds the other's sum to its own and stores the tile.
+    int64_t sk_first, sk_tiles, sk_iters;
+    int sk_blocks;
+    T *sk_work;
+    unsigned *sk_flags;
 };
 
 // The part of the product this block computes: all of it, or its slice of k under split-K.
@@ -307,6 +321,82 @@ template <typename T, bool TA, bool TB> __device__ __forceinline__ GemmParams<T>
         p.C += s * p.ldc * p.n;
     }
     return p;
+}
+
+// One stretch of a stream-K block's span: tile `tile` (of the tiles after sk_first) from k step
+// `step0` to `step1` (of the tile's steps), and where its partial sum goes if the tile is cut.
+struct StreamKUnit {
+    int64_t tile, step0, step1;
+    int boundary; // the boundary between spans the tile lies across (0: the tile is whole here)
+    int side;     // 0: this block has the tile's first steps, 1: its last ones
+};
+
+// The stretches of block `block`'s span, in order: `unit(StreamKUnit)` for each. steps: k steps
+// per tile.
+template <typename T, typename F>
+__device__ __forceinline__ void stream_k_units(const GemmParams<T> &p, int64_t steps, int block, F unit) {
+    const int64_t end0 = (int64_t(block) + 1) * p.sk_iters, total = p.sk_tiles * steps;
+    const int64_t end = end0 < total ? end0 : total;
+    for (int64_t i = int64_t(block) * p.sk_iters; i < end;) {
+        StreamKUnit u;
+        u.tile = i / steps;
+        const int64_t t0 = u.tile * steps, t1 = t0 + steps;
+        u.step0 = i - t0;
+        u.step1 = (end < t1 ? end : t1) - t0;
+        u.boundary = 0, u.side = 0;
+        if (end < t1) u.boundary = block + 1, u.side = 0; // the next block has the tile's rest
+        else if (i > t0) u.boundary = block, u.side = 1;  // the block before had its first steps
+        unit(u);
+        i = t0 + u.step1;
+    }
+}
+
+// The part of the product stretch `u` computes: op(A) and op(B) from k = step0·BK, as deep as
+// its steps (the last of them cut at k).
+template <typename T, bool TA, bool TB, int BK>
+__device__ __forceinline__ GemmParams<T> k_range(GemmParams<T> p, const StreamKUnit &u) {
+    const int64_t l0 = u.step0 * BK, l1 = u.step1 * BK < p.k ? u.step1 * BK : p.k;
+    p.A += TA ? l0 : l0 * p.lda;
+    p.B += TB ? l0 * p.ldb : l0;
+    p.k = l1 - l0;
+    return p;
+}
+
+// A cut tile's partial sums: this block's N accumulators (THREADS threads) go to its slot, and
+// the second of the two blocks to arrive adds the other's to its own and returns true (it then
+// stores the tile); the first returns false. Sums of two are the same whichever arrives last.
+// Every thread of the block calls it.
+template <typename T, int N, int THREADS>
+__device__ __forceinline__ bool stream_k_fixup(const GemmParams<T> &p, const StreamKUnit &u, T *acc) {
+    constexpr int V = 16 / int(sizeof(T));
+    static_assert(N % V == 0, "accumulators in 16-byte groups");
+    using Vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
+    constexpr int64_t SLOT = int64_t(N) * THREADS;
+    __shared__ unsigned arrived;
+    Vec *mine = reinterpret_cast<Vec *>(p.sk_work + (2 * int64_t(u.boundary) + u.side) * SLOT);
+    const Vec *other = reinterpret_cast<const Vec *>(p.sk_work + (2 * int64_t(u.boundary) + 1 - u.side) * SLOT);
+#pragma unroll
+    for (int c = 0; c < N / V; ++c) {
+        Vec v;
+        T *e = reinterpret_cast<T *>(&v);
+#pragma unroll
+        for (int q = 0; q < V; ++q) e[q] = acc[c * V + q];
+        __stcg(mine + c * THREADS + threadIdx.x, v);
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) arrived = atomicAdd(p.sk_flags + u.boundary, 1u);
+    __syncthreads();
+    if (arrived == 0) return false;
+    __threadfence();
+#pragma unroll
+    for (int c = 0; c < N / V; ++c) {
+        const Vec v = __ldcg(other + c * THREADS + threadIdx.x);
+        const T *e = reinterpret_cast<const T *>(&v);
+#pragma unroll
+        for (int q = 0; q < V; ++q) acc[c * V + q] += e[q];
+    }
+    return true;
 }
 
 // The tensor-core kernels' epilogue: lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1

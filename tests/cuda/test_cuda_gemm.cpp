@@ -182,5 +182,87 @@ TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
     tsr_destroy(h);
 }
 
+// Stream-K: a grid of one and a half waves of the large tiles (256×128 sgemm, 128×128 dgemm)
+// runs its first tiles in one launch and the rest in spans of k cut across tiles; each cut
+// tile's two partial sums must be added once, with alpha and beta. Device operands of small
+// integers (every sum exact); C checked with two random vectors (C·x against alpha·A·(B·x) +
+// beta·C0·x, exact in double) and its padding checked unwritten; k not a multiple of the k
+// steps; every transpose. With TESSERA_VERBOSE=1 and the automatic choice the log says stream-K ran.
+template <typename T> void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t bm, int64_t bn, int sms) {
+    const int64_t tiles_n = (3 * int64_t(sms) / 2 + 2) / 3; // 3 × tiles_n ≈ 1.5 waves
+    const int64_t m = 3 * bm - 5, n = tiles_n * bn - 3, k = 523, ldc = m + 2;
+    const int64_t lda = ta ? k : m, ldb = tb ? n : k;
+    std::vector<T> a(size_t(lda * (ta ? m : k))), b(size_t(ldb * (tb ? k : n))), c0(size_t(ldc * n));
+    uint32_t x = 777u + uint32_t(ta) * 2 + uint32_t(tb);
+    auto next = [&] { return x = x * 1664525u + 1013904223u, T(int((x >> 24) % 9) - 4); };
+    for (T &v : a) v = next();
+    for (T &v : b) v = next();
+    for (T &v : c0) v = next();
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = m; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
+    auto opa = [&](int64_t i, int64_t l) { return double(ta ? a[size_t(l + i * lda)] : a[size_t(i + l * lda)]); };
+    auto opb = [&](int64_t l, int64_t j) { return double(tb ? b[size_t(j + l * ldb)] : b[size_t(l + j * ldb)]); };
+    DeviceArray<T> da(a), db(b), dc(c0);
+    const T alpha = T(1), beta = T(0.5);
+    const tsr_op oa = ta ? TSR_OP_T : TSR_OP_N, ob = tb ? TSR_OP_T : TSR_OP_N;
+    tsr_status st;
+    if constexpr (sizeof(T) == 4)
+        st = tsr_sgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
+    else
+        st = tsr_dgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
+    ASSERT_EQ(st, TSR_SUCCESS) << tsr_last_error();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<T> c(c0.size());
+    dc.to_host(c);
+    int64_t written = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = m; i < ldc; ++i) written += !std::isnan(c[size_t(i + j * ldc)]);
+    EXPECT_EQ(written, 0) << "padding written";
+    for (int round = 0; round < 2; ++round) {
+        std::vector<double> v(static_cast<size_t>(n)), bv(static_cast<size_t>(k), 0.0);
+        for (double &e : v) e = double(int((next() + T(5)))) * ((x >> 7) & 1 ? 1 : -1); // ±1 .. ±9, never 0
+        for (int64_t l = 0; l < k; ++l)
+            for (int64_t j = 0; j < n; ++j) bv[size_t(l)] += opb(l, j) * v[size_t(j)];
+        int64_t bad = 0;
+        for (int64_t i = 0; i < m; ++i) {
+            double got = 0, want = 0;
+            for (int64_t j = 0; j < n; ++j) {
+                got += double(c[size_t(i + j * ldc)]) * v[size_t(j)];
+                want += double(beta) * double(c0[size_t(i + j * ldc)]) * v[size_t(j)];
+            }
+            for (int64_t l = 0; l < k; ++l) want += double(alpha) * opa(i, l) * bv[size_t(l)];
+            if (got != want && bad++ < 5) ADD_FAILURE() << "row " << i << ": C·x = " << got << ", want " << want;
+        }
+        EXPECT_EQ(bad, 0) << "rows of C wrong, " << (ta ? 'T' : 'N') << (tb ? 'T' : 'N') << " m=" << m
+                          << " n=" << n;
+    }
+}
+
+TEST(CudaStreamK, CutTilesSummedOnce) {
+    TSR_REQUIRE_CUDA();
+    if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") || std::getenv("TESSERA_CUDA_MATH") ||
+        std::getenv("TESSERA_CUDA_SPLITK"))
+        GTEST_SKIP() << "stream-K is checked with the automatic kernels";
+    int dev = 0, sms = 0;
+    ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
+    const bool verbose = env_is("TESSERA_VERBOSE", "1");
+    if (verbose) ::testing::internal::CaptureStderr();
+    for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+            stream_k_case<float>(h, ta, tb, 256, 128, sms);
+            stream_k_case<double>(h, ta, tb, 128, 128, sms);
+        }
+    tsr_destroy(h);
+    if (!verbose) return;
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    const bool off = env_is("TESSERA_CUDA_STREAMK", "off");
+    for (const char *kernel : {"simt-f32-256x128, stream-K", "dmma-f64-128x128, stream-K"})
+        EXPECT_EQ(log.find(kernel) != std::string::npos, !off) << kernel << " in:\n" << log;
+}
+
 } // namespace
 } // namespace tessera::test
