@@ -252,11 +252,29 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
         }
     };
     // Starts the copies of rows [mn0, mn0 + ROWS) × columns [k0, k0 + BK) of the operand g.
+    // Edge blocks' bounds-checked copies. For doubles (the DGEMM kernels) a function of its
+    // own, not inlined into the main loop: inlined, its addresses and predicates were live
+    // beside the accumulators, and ptxas packed the dmma 128×128 kernel into 254 registers
+    // where with the call it takes 212–218. On an H100 that took DGEMM from 0.875–0.885× to
+    // 0.913–0.930× cuBLAS at 4096³ and 8192³ (docs/performance.md). The SIMT SGEMM kernel,
+    // whose FMA order was tuned to its register allocation, lost 6% the same way, so it and the
+    // float kernels keep their copies inlined.
     template <int THREADS>
     __device__ static __forceinline__ void load(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
                                                 int64_t K, bool vec) {
+        if constexpr (SWZ) load_apart<THREADS>(s, g, ld, mn0, k0, MN, K, vec);
+        else load_inline<THREADS>(s, g, ld, mn0, k0, MN, K, vec);
+    }
+    template <int THREADS>
+    __device__ static __forceinline__ void load_inline(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0,
+                                                       int64_t MN, int64_t K, bool vec) {
         if constexpr (K_CONTIG) load_tile_k<T, ROWS, BK, LD, THREADS, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
         else load_tile<T, ROWS, BK, LD, THREADS, true, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
+    }
+    template <int THREADS>
+    __device__ static __noinline__ void load_apart(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
+                                                   int64_t K, bool vec) {
+        load_inline<THREADS>(s, g, ld, mn0, k0, MN, K, vec);
     }
 };
 
