@@ -125,16 +125,30 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaGemm, ::testing::Values(Dtype::f32, Dtype::f6
 // 128×128) run as products of their own after the full tiles: device operands, small integers
 // (every sum exact), C poisoned beyond the matrix, beta != 0; with TESSERA_VERBOSE=1 and the
 // automatic kernels (CTest: cuda_gemm_fringe) the log names the three products.
+// Small integers -4 .. 4 from a fixed seed (products of them sum exactly).
+struct SmallInts {
+    uint32_t x;
+    int next() { return x = x * 1664525u + 1013904223u, int((x >> 24) % 9) - 4; }
+};
+
+// Operands a and b of small integers, and C (ldc × n) likewise but NaN in rows m .. ldc - 1,
+// to catch writes past the matrix.
+template <typename T> struct ExactOperands {
+    std::vector<T> a, b, c0;
+    ExactOperands(SmallInts &g, size_t a_size, size_t b_size, int64_t m, int64_t n, int64_t ldc)
+        : a(a_size), b(b_size), c0(size_t(ldc * n)) {
+        for (std::vector<T> *v : {&a, &b, &c0})
+            for (T &e : *v) e = T(g.next());
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = m; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
+    }
+};
+
 template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile) {
     const int64_t k = 8, ldc = n + 3;
-    std::vector<T> a(size_t(n * k)), b(size_t(k * n)), c0(size_t(ldc * n));
-    uint32_t x = 12345;
-    auto next = [&] { return x = x * 1664525u + 1013904223u, T(int((x >> 24) % 9) - 4); };
-    for (T &v : a) v = next();
-    for (T &v : b) v = next();
-    for (T &v : c0) v = next();
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = n; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
+    SmallInts g{12345};
+    const ExactOperands<T> ops(g, size_t(n * k), size_t(k * n), n, n, ldc);
+    const std::vector<T> &a = ops.a, &b = ops.b, &c0 = ops.c0;
     DeviceArray<T> da(a), db(b), dc(c0);
     const bool verbose = env_is("TESSERA_VERBOSE", "1");
     if (verbose) ::testing::internal::CaptureStderr();
@@ -192,14 +206,9 @@ template <typename T> void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t
     const int64_t tiles_n = (3 * int64_t(sms) / 2 + 2) / 3; // 3 × tiles_n ≈ 1.5 waves
     const int64_t m = 3 * bm - 5, n = tiles_n * bn - 3, k = 523, ldc = m + 2;
     const int64_t lda = ta ? k : m, ldb = tb ? n : k;
-    std::vector<T> a(size_t(lda * (ta ? m : k))), b(size_t(ldb * (tb ? k : n))), c0(size_t(ldc * n));
-    uint32_t x = 777u + uint32_t(ta) * 2 + uint32_t(tb);
-    auto next = [&] { return x = x * 1664525u + 1013904223u, T(int((x >> 24) % 9) - 4); };
-    for (T &v : a) v = next();
-    for (T &v : b) v = next();
-    for (T &v : c0) v = next();
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = m; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
+    SmallInts g{777u + uint32_t(ta) * 2 + uint32_t(tb)};
+    const ExactOperands<T> ops(g, size_t(lda * (ta ? m : k)), size_t(ldb * (tb ? k : n)), m, n, ldc);
+    const std::vector<T> &a = ops.a, &b = ops.b, &c0 = ops.c0;
     auto opa = [&](int64_t i, int64_t l) { return double(ta ? a[size_t(l + i * lda)] : a[size_t(i + l * lda)]); };
     auto opb = [&](int64_t l, int64_t j) { return double(tb ? b[size_t(j + l * ldb)] : b[size_t(l + j * ldb)]); };
     DeviceArray<T> da(a), db(b), dc(c0);
@@ -220,7 +229,7 @@ template <typename T> void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t
     EXPECT_EQ(written, 0) << "padding written";
     for (int round = 0; round < 2; ++round) {
         std::vector<double> v(static_cast<size_t>(n)), bv(static_cast<size_t>(k), 0.0);
-        for (double &e : v) e = double(int((next() + T(5)))) * ((x >> 7) & 1 ? 1 : -1); // ±1 .. ±9, never 0
+        for (double &e : v) e = double(g.next() + 5) * ((g.x >> 7) & 1 ? 1 : -1); // ±1 .. ±9, never 0
         for (int64_t l = 0; l < k; ++l)
             for (int64_t j = 0; j < n; ++j) bv[size_t(l)] += opb(l, j) * v[size_t(j)];
         int64_t bad = 0;
