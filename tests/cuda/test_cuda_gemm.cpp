@@ -142,6 +142,23 @@ template <typename T> struct ExactOperands {
         for (int64_t j = 0; j < n; ++j)
             for (int64_t i = m; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
     }
+    // C = alpha·op(A)·op(B) + beta·C0 (column-major) on device copies of the operands, through
+    // tsr_sgemm / tsr_dgemm; C comes back in c.
+    ::testing::AssertionResult run(tsr_handle h, tsr_op oa, tsr_op ob, int64_t m, int64_t n, int64_t k, T alpha,
+                                   int64_t lda, int64_t ldb, T beta, int64_t ldc, std::vector<T> &c) const {
+        DeviceArray<T> da(a), db(b), dc(c0);
+        tsr_status st;
+        if constexpr (sizeof(T) == 4)
+            st = tsr_sgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
+        else
+            st = tsr_dgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
+        if (st != TSR_SUCCESS) return ::testing::AssertionFailure() << "status " << st << ": " << tsr_last_error();
+        if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+            return ::testing::AssertionFailure() << cudaGetErrorString(e);
+        c.resize(c0.size());
+        dc.to_host(c);
+        return ::testing::AssertionSuccess();
+    }
 };
 
 template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile) {
@@ -149,18 +166,10 @@ template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::strin
     SmallInts g{12345};
     const ExactOperands<T> ops(g, size_t(n * k), size_t(k * n), n, n, ldc);
     const std::vector<T> &a = ops.a, &b = ops.b, &c0 = ops.c0;
-    DeviceArray<T> da(a), db(b), dc(c0);
     const bool verbose = env_is("TESSERA_VERBOSE", "1");
     if (verbose) ::testing::internal::CaptureStderr();
-    tsr_status st;
-    if constexpr (sizeof(T) == 4)
-        st = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, k, 1.0f, da.ptr, n, db.ptr, n, 0.5f, dc.ptr, ldc);
-    else
-        st = tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, k, 1.0, da.ptr, n, db.ptr, n, 0.5, dc.ptr, ldc);
-    ASSERT_EQ(st, TSR_SUCCESS) << tsr_last_error();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    std::vector<T> c(c0.size());
-    dc.to_host(c);
+    std::vector<T> c;
+    ASSERT_TRUE(ops.run(h, TSR_OP_N, TSR_OP_T, n, n, k, T(1), n, n, T(0.5), ldc, c));
     int64_t bad = 0;
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < ldc; ++i) {
@@ -211,18 +220,9 @@ template <typename T> void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t
     const std::vector<T> &a = ops.a, &b = ops.b, &c0 = ops.c0;
     auto opa = [&](int64_t i, int64_t l) { return double(ta ? a[size_t(l + i * lda)] : a[size_t(i + l * lda)]); };
     auto opb = [&](int64_t l, int64_t j) { return double(tb ? b[size_t(j + l * ldb)] : b[size_t(l + j * ldb)]); };
-    DeviceArray<T> da(a), db(b), dc(c0);
     const T alpha = T(1), beta = T(0.5);
-    const tsr_op oa = ta ? TSR_OP_T : TSR_OP_N, ob = tb ? TSR_OP_T : TSR_OP_N;
-    tsr_status st;
-    if constexpr (sizeof(T) == 4)
-        st = tsr_sgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
-    else
-        st = tsr_dgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
-    ASSERT_EQ(st, TSR_SUCCESS) << tsr_last_error();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    std::vector<T> c(c0.size());
-    dc.to_host(c);
+    std::vector<T> c;
+    ASSERT_TRUE(ops.run(h, ta ? TSR_OP_T : TSR_OP_N, tb ? TSR_OP_T : TSR_OP_N, m, n, k, alpha, lda, ldb, beta, ldc, c));
     int64_t written = 0;
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = m; i < ldc; ++i) written += !std::isnan(c[size_t(i + j * ldc)]);
