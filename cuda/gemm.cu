@@ -123,7 +123,7 @@ template <typename T>
 cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p, const KernelChoice &kc,
                            const void *panels) {
     const int slices = split_k_slices(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
-    const StreamKPlan sk = slices > 1 ? StreamKPlan{} : stream_k_plan(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
+    const StreamKPlan sk = stream_k_plan(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc); // none where split-K runs
     if (verbose) {
         // One line per product, before the core's line for the call: which kernel ran.
         char line[240], split[80] = "";

@@ -225,6 +225,10 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     if (slices > 16) slices = 16;
     return slices < 2 ? 1 : int(slices);
 }
+// The k step (BK) of the two kernels with a stream-K form, for the plan's spans and for their
+// launches alike: a plan counting other steps than its kernel would cut a tile twice.
+constexpr int kSimtLargeBK = 8, kDmmaLargeBK = 16;
+
 // Automatic: where the last wave of tiles is at most 70% full and k at least 512 deep. Measured
 // on an H100 against the same build without it (docs/performance.md): 8192^3 sgemm (last wave
 // 52% full) 0.938 -> 0.956x cuBLAS, dgemm (3% full) 0.855 -> 0.88x; 4096^3 dgemm (76%) level,
@@ -238,15 +242,16 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
     if (elem_size == 4) {
         if (use_wgmma(dev, choice) || choice.math != SgemmMath::fp32) return plan;
         if (sgemm_tile(dev, m, n, choice.sgemm) != SgemmTile::t256x128) return plan;
-        plan.bm = 256, plan.bn = 128;
     } else {
         if (dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) return plan;
-        plan.bm = 128, plan.bn = 128;
     }
     if (split_k_slices(dev, elem_size, m, n, k, choice) > 1) return plan;
+    const KernelTile t = kernel_tile(dev, elem_size, m, n, k, choice); // the tile the launch takes
+    plan.bm = t.bm, plan.bn = t.bn;
     const int64_t tiles = ((m + plan.bm - 1) / plan.bm) * ((n + plan.bn - 1) / plan.bn);
-    const int64_t P = dev.sm_count, waves = tiles / P, rest = tiles % P;
-    const int64_t steps = (k + (elem_size == 4 ? 8 : 16) - 1) / (elem_size == 4 ? 8 : 16); // BK of each
+    const int64_t P = int64_t(t.resident) * dev.sm_count, waves = tiles / P, rest = tiles % P;
+    const int64_t bk = elem_size == 4 ? kSimtLargeBK : kDmmaLargeBK;
+    const int64_t steps = (k + bk - 1) / bk;
     if (choice.stream_k == StreamK::automatic && (waves < 1 || rest == 0 || 10 * rest > 7 * P || k < 512))
         return plan;
     int64_t blocks;
@@ -285,8 +290,8 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     case SgemmTile::t128x128r1: return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t128x256: return simt<float, 128, 256, 8, 2, 4, 2, 4, 5, 1>(stream, ta, tb, p);
     case SgemmTile::t256x128:
-        if (p.sk_blocks > 0) return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1, true>(stream, ta, tb, p);
-        return simt<float, 256, 128, 8, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
+        if (p.sk_blocks > 0) return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1, true>(stream, ta, tb, p);
+        return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
     case SgemmTile::t128x128w4: return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
     case SgemmTile::t64x64: return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t64x256: return simt<float, 64, 256, 16, 1, 8, 2, 2, 4, 1>(stream, ta, tb, p);
@@ -309,8 +314,8 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }
-    if (p.sk_blocks > 0) return dmma<128, 128, 16, 2, 4, 4, 4, true>(stream, ta, tb, p);
-    return dmma<128, 128, 16, 2, 4, 4, 4>(stream, ta, tb, p);
+    if (p.sk_blocks > 0) return dmma<128, 128, kDmmaLargeBK, 2, 4, 4, 4, true>(stream, ta, tb, p);
+    return dmma<128, 128, kDmmaLargeBK, 2, 4, 4, 4>(stream, ta, tb, p);
 }
 
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,

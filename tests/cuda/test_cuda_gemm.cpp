@@ -121,10 +121,6 @@ TEST_P(CudaGemm, NanInfPropagate) {
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaGemm, ::testing::Values(Dtype::f32, Dtype::f64),
                          [](const auto &info) { return std::string(info.param == Dtype::f32 ? "sgemm" : "dgemm"); });
 
-// A last row and column of tiles nearly empty (4097² sgemm on 256×128 tiles, 1537² dgemm on
-// 128×128) run as products of their own after the full tiles: device operands, small integers
-// (every sum exact), C poisoned beyond the matrix, beta != 0; with TESSERA_VERBOSE=1 and the
-// automatic kernels (CTest: cuda_gemm_fringe) the log names the three products.
 // Small integers -4 .. 4 from a fixed seed (products of them sum exactly).
 struct SmallInts {
     uint32_t x;
@@ -161,6 +157,10 @@ template <typename T> struct ExactOperands {
     }
 };
 
+// A last row and column of tiles nearly empty (4097² sgemm on 256×128 tiles, 1537² dgemm on
+// 128×128) run as products of their own after the full tiles: device operands, small integers
+// (every sum exact), C poisoned beyond the matrix, beta != 0; with TESSERA_VERBOSE=1 and the
+// automatic kernels (CTest: cuda_gemm_fringe) the log names the three products.
 template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile) {
     const int64_t k = 8, ldc = n + 3;
     SmallInts g{12345};
