@@ -157,19 +157,26 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
     if constexpr (!SK) {
         const GemmParams<double> p = k_slice<double, TA, TB>(whole);
         int64_t tm, tn;
-        tile_of_block<16>(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
+        tile_of_block<kDmmaTileGroupRows>(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
         double acc[MT][NT][4];
         dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(p, tm * BM, tn * BN, smem, acc);
         store_fragments(p, acc, tm * BM + wm0, tn * BN + wn0, g, t);
     } else {
-        stream_k_units(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), [&](const StreamKUnit &u) {
+        const int64_t steps = (whole.k + BK - 1) / BK;
+        stream_k_units(whole, steps, int(blockIdx.x), [&](int64_t i) {
             int64_t tm, tn;
-            tile_of_block<16>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            StreamKUnit u = stream_k_unit(whole, steps, int(blockIdx.x), i);
+            tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
             double acc[MT][NT][4];
             dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(k_range<double, TA, TB, BK>(whole, u),
                                                                         tm * BM, tn * BN, smem, acc);
-            if (u.boundary == 0 || stream_k_fixup<double, MT * NT * 4, THREADS>(whole, u, &acc[0][0][0]))
-                store_fragments(whole, acc, tm * BM + wm0, tn * BN + wn0, g, t);
+            u = stream_k_unit(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), opaque(i));
+            tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            const bool cut = u.cut();
+            store_fragments(cut ? stream_k_slot(whole, u, BM, BN) : whole, acc, (cut ? 0 : tm * BM) + wm0,
+                            (cut ? 0 : tn * BN) + wn0, g, t);
+            if (cut && stream_k_arrive(whole, u))
+                stream_k_finish<double, BM, BN, THREADS>(whole, u, tm * BM, tn * BN);
             __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
         });
     }

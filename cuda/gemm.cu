@@ -76,8 +76,8 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
 template <typename T>
 bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, const StreamKPlan &plan,
                       cudaError_t *e, const KernelChoice &kc) {
-    const size_t flags = (size_t(plan.sk_blocks + 1) * sizeof(unsigned) + 255) / 256 * 256;
-    const size_t slots = 2 * size_t(plan.sk_blocks + 1) * size_t(plan.bm) * size_t(plan.bn) * sizeof(T);
+    const size_t flags = (size_t(plan.sk_tiles) * sizeof(unsigned) + 255) / 256 * 256; // one per tile
+    const size_t slots = 2 * size_t(plan.sk_blocks) * size_t(plan.bm) * size_t(plan.bn) * sizeof(T);
     std::lock_guard<std::mutex> lock(s.split);
     if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
         s.split_free = nullptr;
@@ -426,7 +426,7 @@ void read_kernel_choice() {
     read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
     read_one("TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
     read_one("TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
-    read_one("TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on", "auto", &choice.stream_k);
+    read_one("TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto", &choice.stream_k);
     overlap = Overlap::automatic;
     read_one("TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     // As the core reads it (a whole number, 0 or 1); it warns about other values itself.

@@ -173,7 +173,7 @@ bool use_wgmma(const DeviceInfo &dev, const KernelChoice &choice) {
     return choice.math != SgemmMath::fp32 && choice.wgmma && wgmma_built() && dev.cc_major == 9 && dev.cc_minor == 0;
 }
 bool parse_stream_k(const char *name, StreamK *out) {
-    const char *const names[] = {"auto", "off", "on"};
+    const char *const names[] = {"auto", "off", "on", "last"};
     return parse_name(names, name, out);
 }
 bool parse_split_k(const char *name, int *out) {
@@ -229,11 +229,12 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
 // launches alike: a plan counting other steps than its kernel would cut a tile twice.
 constexpr int kSimtLargeBK = 8, kDmmaLargeBK = 16;
 
-// Automatic: where the last wave of tiles is at most 70% full and k at least 512 deep. Measured
-// on an H100 against the same build without it (docs/performance.md): 8192^3 sgemm (last wave
-// 52% full) 0.938 -> 0.956x cuBLAS, dgemm (3% full) 0.855 -> 0.88x; 4096^3 dgemm (76%) level,
-// sgemm (88%) 0.94 -> 0.92x: the spans' staggered k steps read whole panels where a wave's
-// blocks, in step along k, share them in L2.
+// Automatic: the last partial wave alone (as `last`), k at least 512 deep, where the last wave
+// is at most 80% full (SGEMM) or from 1/8 to 60% full (DGEMM). Measured on an H100 against the
+// same build without it (docs/performance.md): sgemm 3072^3 (last wave 18% full) 0.80 -> 1.04x
+// cuBLAS, 6144^3 (73%) 0.94 -> 0.96x, 8192^3 (52%) 0.94 -> 0.96x, 4096^3 (88%) the cut tiles
+// cost what the shorter wave saves; dgemm 3072^3 (36%) 0.84 -> 0.90x, 6144^3 (45%) 0.89 ->
+// 0.91x, but 4096^3 (76%) 0.92 -> 0.90x and 8192^3 (3%, 33 pieces a tile) 0.94 -> 0.93x.
 // The kernels with a stream-K form: SGEMM 256x128 and DGEMM dmma 128x128, one block per SM.
 StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                           const KernelChoice &choice) {
@@ -252,15 +253,37 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
     const int64_t P = int64_t(t.resident) * dev.sm_count, waves = tiles / P, rest = tiles % P;
     const int64_t bk = elem_size == 4 ? kSimtLargeBK : kDmmaLargeBK;
     const int64_t steps = (k + bk - 1) / bk;
-    if (choice.stream_k == StreamK::automatic && (waves < 1 || rest == 0 || 10 * rest > 7 * P || k < 512))
-        return plan;
+    if (choice.stream_k == StreamK::automatic) {
+        const bool full = elem_size == 4 ? 10 * rest > 8 * P : 10 * rest > 6 * P || 8 * rest < P;
+        if (waves < 1 || rest == 0 || full || k < 512) return plan;
+    }
     int64_t blocks;
-    if (waves >= 1) {
+    if (waves >= 1 && choice.stream_k != StreamK::on) {
+        if (rest == 0) return plan;
+        // The last partial wave alone: P blocks, spans of about rest/P tiles (a tile has pieces
+        // of two blocks or more, a block stretches of two tiles at most).
+        plan.dp_tiles = waves * P, plan.sk_tiles = rest, blocks = P;
+        plan.sk_iters = (rest * steps + blocks - 1) / blocks;
+        // Spans in step: the launch walks its tiles G rows to a column (tile_of_block), so with
+        // spans of G/q tiles, blocks b and b + q start at the same k step in tiles of one row
+        // and read the same k tile of A together, as a wave's blocks do; the spans' other
+        // starting points are q, not P. q: the most classes with spans of at least rest/P tiles.
+        // Where the last rest tiles lie in more than one group of rows, plain spans.
+        const int64_t G = elem_size == 8 ? kDmmaTileGroupRows : kTileGroupRows;
+        const int64_t tiles_m = (m + plan.bm - 1) / plan.bm, tiles_n = (n + plan.bn - 1) / plan.bn;
+        const int64_t rows = tiles_m - (tiles_m - 1) / G * G; // rows of the last group
+        const int64_t q = rows * P / rest;
+        if (rest <= rows * tiles_n && q >= 1) {
+            plan.sk_iters = (rows * steps + q - 1) / q;
+            blocks = (rest * steps + plan.sk_iters - 1) / plan.sk_iters;
+        }
+        plan.sk_blocks = int(blocks);
+        return plan;
+    } else if (waves >= 1) {
         plan.dp_tiles = (waves - 1) * P, plan.sk_tiles = P + rest, blocks = P;
     } else { // forced on a product of fewer tiles than multiprocessors: two spans for every three tiles
         plan.dp_tiles = 0, plan.sk_tiles = tiles, blocks = 2 * tiles / 3 > 1 ? 2 * tiles / 3 : 1;
     }
-    // Spans of at least a tile's steps (blocks <= sk_tiles), so a tile lies across one boundary at most.
     plan.sk_iters = (plan.sk_tiles * steps + blocks - 1) / blocks;
     plan.sk_blocks = int(blocks);
     return plan;

@@ -218,14 +218,21 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
         simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc);
     } else {
         constexpr int THREADS = WARPS_M * WARPS_N * 32;
-        stream_k_units(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), [&](const StreamKUnit &u) {
+        const int64_t steps = (whole.k + BK - 1) / BK;
+        stream_k_units(whole, steps, int(blockIdx.x), [&](int64_t i) {
             int64_t tm, tn;
+            StreamKUnit u = stream_k_unit(whole, steps, int(blockIdx.x), i);
             tile_of_block(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
             T acc[GM * 4][GN * 4];
             simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(k_range<T, TA, TB, BK>(whole, u),
                                                                               tm * BM, tn * BN, smem, acc);
-            if (u.boundary == 0 || stream_k_fixup<T, GM * GN * 16, THREADS>(whole, u, &acc[0][0]))
-                simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(whole, tm * BM, tn * BN, acc);
+            u = stream_k_unit(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), opaque(i));
+            tile_of_block(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            const bool cut = u.cut();
+            simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(cut ? stream_k_slot(whole, u, BM, BN) : whole,
+                                                            cut ? 0 : tm * BM, cut ? 0 : tn * BN, acc);
+            if (cut && stream_k_arrive(whole, u))
+                stream_k_finish<T, BM, BN, THREADS>(whole, u, tm * BM, tn * BN);
             __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
         });
     }

@@ -285,7 +285,9 @@ template <typename T, int BM, int BN, int BK, int STAGES, bool TA, bool TB> cons
 
 // Which tile (tm, tn) block `b` of a tiles_m × tiles_n grid computes: groups of GROUP tile
 // rows are walked column by column so that blocks running together share operand panels in L2.
-template <int64_t GROUP = 8>
+// The dmma kernels walk groups of 16 rows, the others of 8 (stream_k_plan counts on them).
+inline constexpr int64_t kTileGroupRows = 8, kDmmaTileGroupRows = 16;
+template <int64_t GROUP = kTileGroupRows>
 __device__ __forceinline__ void tile_of_block(int64_t b, int64_t tiles_m, int64_t tiles_n, int64_t &tm,
                                               int64_t &tn) {
     const int64_t per_group = GROUP * tiles_n;
@@ -318,11 +320,11 @@ template <typename T> struct GemmParams {
     int64_t blocks;
     // Stream-K (the kernels instantiated with SK, one launch of sk_blocks blocks): the tiles
     // sk_first .. sk_first + sk_tiles - 1, as one run of k steps (ceil(k / BK) per tile), cut into
-    // sk_blocks equal spans of sk_iters steps, a span per block. sk_iters is at least a tile's
-    // steps, so a tile lies across at most one boundary between spans; the two blocks either side
-    // of boundary b leave their partial sums in sk_work's slots 2b and 2b + 1 (BM·BN elements
-    // each), count themselves in sk_flags[b] (zero before the launch), and the second to arrive
-    // adds the other's sum to its own and stores the tile.
+    // sk_blocks equal spans of sk_iters steps, a span per block. A tile cut between spans has a
+    // piece from each block whose span meets it; every block leaves the partial sums of its
+    // first and last stretch, where cut, in its slots 2b and 2b + 1 of sk_work (BM·BN elements
+    // each), counts itself in the tile's flag sk_flags[tile] (zero before the launch), and the
+    // last to arrive sums the pieces in block order and stores the tile.
     int64_t sk_first, sk_tiles, sk_iters;
     int sk_blocks;
     T *sk_work;
@@ -342,31 +344,51 @@ template <typename T, bool TA, bool TB> __device__ __forceinline__ GemmParams<T>
 }
 
 // One stretch of a stream-K block's span: tile `tile` (of the tiles after sk_first) from k step
-// `step0` to `step1` (of the tile's steps), and where its partial sum goes if the tile is cut.
+// `step0` to `step1` (of the tile's steps), and, where the tile is cut, which blocks have its
+// pieces: first_block() .. last_block.
 struct StreamKUnit {
-    int64_t tile, step0, step1;
-    int boundary; // the boundary between spans the tile lies across (0: the tile is whole here)
-    int side;     // 0: this block has the tile's first steps, 1: its last ones
+    int64_t step0, step1;
+    int tile;
+    int first2;     // 2·first block + 1 where that block began its span in an earlier tile
+    int last_block; // equal to the first block: the tile is whole here
+    __device__ int first_block() const { return first2 >> 1; }
+    __device__ bool cut() const { return first_block() != last_block; }
+    // The slot of block b's piece: its second where the tile is b's last stretch but not its
+    // first (the first block, when it began in an earlier tile), else its first.
+    __device__ int64_t slot(int b) const { return 2 * int64_t(b) + (b == first_block() ? (first2 & 1) : 0); }
 };
 
-// The stretches of block `block`'s span, in order: `unit(StreamKUnit)` for each. steps: k steps
-// per tile.
+// The stretch of block `block`'s span that begins at step i of the run (steps: k steps per tile).
+template <typename T>
+__device__ __forceinline__ StreamKUnit stream_k_unit(const GemmParams<T> &p, int64_t steps, int block, int64_t i) {
+    const int64_t end0 = (int64_t(block) + 1) * p.sk_iters, total = p.sk_tiles * steps;
+    const int64_t end = end0 < total ? end0 : total;
+    StreamKUnit u;
+    u.tile = int(i / steps);
+    const int64_t t0 = u.tile * steps, t1 = t0 + steps, first = t0 / p.sk_iters;
+    u.step0 = i - t0;
+    u.step1 = (end < t1 ? end : t1) - t0;
+    u.first2 = int(2 * first + (first * p.sk_iters != t0 ? 1 : 0));
+    u.last_block = int((t1 - 1) / p.sk_iters);
+    return u;
+}
+
+// The stretches of block `block`'s span, in order: `unit(i)` for each, i its first step in the
+// run. The kernels work a stretch out from i before their main loop and again after it (from a
+// copy the compiler cannot see through), so that little but i stays live across the loop: on
+// an H100 the stream-K SGEMM kernel ran 132 whole tiles in 744 µs so, 768 µs holding the
+// stretch's fields (the plain kernel: 722; docs/performance.md).
 template <typename T, typename F>
 __device__ __forceinline__ void stream_k_units(const GemmParams<T> &p, int64_t steps, int block, F unit) {
     const int64_t end0 = (int64_t(block) + 1) * p.sk_iters, total = p.sk_tiles * steps;
     const int64_t end = end0 < total ? end0 : total;
-    for (int64_t i = int64_t(block) * p.sk_iters; i < end;) {
-        StreamKUnit u;
-        u.tile = i / steps;
-        const int64_t t0 = u.tile * steps, t1 = t0 + steps;
-        u.step0 = i - t0;
-        u.step1 = (end < t1 ? end : t1) - t0;
-        u.boundary = 0, u.side = 0;
-        if (end < t1) u.boundary = block + 1, u.side = 0; // the next block has the tile's rest
-        else if (i > t0) u.boundary = block, u.side = 1;  // the block before had its first steps
-        unit(u);
-        i = t0 + u.step1;
-    }
+    for (int64_t i = int64_t(block) * p.sk_iters; i < end; i = (i / steps + 1) * steps) unit(i);
+}
+
+// i, as a value the compiler must take as new (nothing worked out from it before is reused).
+__device__ __forceinline__ int64_t opaque(int64_t i) {
+    asm volatile("" : "+l"(i));
+    return i;
 }
 
 // The part of the product stretch `u` computes: op(A) and op(B) from k = step0·BK, as deep as
@@ -380,41 +402,64 @@ __device__ __forceinline__ GemmParams<T> k_range(GemmParams<T> p, const StreamKU
     return p;
 }
 
-// A cut tile's partial sums: this block's N accumulators (THREADS threads) go to its slot, and
-// the second of the two blocks to arrive adds the other's to its own and returns true (it then
-// stores the tile); the first returns false. Sums of two are the same whichever arrives last.
-// Every thread of the block calls it.
-template <typename T, int N, int THREADS>
-__device__ __forceinline__ bool stream_k_fixup(const GemmParams<T> &p, const StreamKUnit &u, T *acc) {
-    constexpr int V = 16 / int(sizeof(T));
-    static_assert(N % V == 0, "accumulators in 16-byte groups");
-    using Vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
-    constexpr int64_t SLOT = int64_t(N) * THREADS;
+// A cut tile's pieces. Each block stores its piece with the kernel's own epilogue, into its
+// slot as into a BM×BN matrix of its own (stream_k_slot: alpha 1, beta 0), counts itself in
+// the tile's flag (stream_k_arrive), and the last to arrive sums the pieces in block order
+// and stores the tile (stream_k_finish), so that the result does not depend on which block
+// arrived last. The kernels' accumulators meet one store code either way: a second consumer
+// of them after the main loop (the pieces stored straight from registers) changed the
+// registers' allocation there and cost the stream-K kernels 4-10% of their speed (H100,
+// docs/performance.md).
+template <typename T>
+__device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const StreamKUnit &u, int bm, int bn) {
+    p.C = p.sk_work + u.slot(int(blockIdx.x)) * bm * bn;
+    p.ldc = bm, p.m = bm, p.n = bn;
+    p.alpha = T(1), p.beta = T(0);
+    p.vec_c = true;
+    return p;
+}
+
+// After the block's piece is stored: true for the last of the tile's blocks to arrive. Every
+// thread of the block calls it.
+template <typename T> __device__ __forceinline__ bool stream_k_arrive(const GemmParams<T> &p, const StreamKUnit &u) {
     __shared__ unsigned arrived;
-    Vec *mine = reinterpret_cast<Vec *>(p.sk_work + (2 * int64_t(u.boundary) + u.side) * SLOT);
-    const Vec *other = reinterpret_cast<const Vec *>(p.sk_work + (2 * int64_t(u.boundary) + 1 - u.side) * SLOT);
-#pragma unroll
-    for (int c = 0; c < N / V; ++c) {
-        Vec v;
-        T *e = reinterpret_cast<T *>(&v);
-#pragma unroll
-        for (int q = 0; q < V; ++q) e[q] = acc[c * V + q];
-        __stcg(mine + c * THREADS + threadIdx.x, v);
-    }
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) arrived = atomicAdd(p.sk_flags + u.boundary, 1u);
+    if (threadIdx.x == 0) arrived = atomicAdd(p.sk_flags + u.tile, 1u);
     __syncthreads();
-    if (arrived == 0) return false;
-    __threadfence();
+    const bool last = arrived == unsigned(u.last_block - u.first_block());
+    if (last) __threadfence();
+    return last;
+}
+
+// The last block of a cut tile at (m0, n0): C = alpha·(sum of the pieces) + beta·C (beta == 0
+// never reads C). A function of its own, out of the kernel's main body.
+template <typename T, int BM, int BN, int THREADS>
+__device__ __noinline__ void stream_k_finish(const GemmParams<T> p, const StreamKUnit u, int64_t m0, int64_t n0) {
+    constexpr int V = 16 / int(sizeof(T));
+    static_assert(BM % V == 0, "slots in 16-byte groups down the columns");
+    using Vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
+    const bool read_c = p.beta != T(0);
+    for (int e = int(threadIdx.x) * V; e < BM * BN; e += THREADS * V) {
+        Vec v = __ldcg(reinterpret_cast<const Vec *>(p.sk_work + u.slot(u.first_block()) * BM * BN + e));
+        T *sum = reinterpret_cast<T *>(&v);
+        for (int b = u.first_block() + 1; b <= u.last_block; ++b) {
+            const Vec w = __ldcg(reinterpret_cast<const Vec *>(p.sk_work + u.slot(b) * BM * BN + e));
+            const T *x = reinterpret_cast<const T *>(&w);
 #pragma unroll
-    for (int c = 0; c < N / V; ++c) {
-        const Vec v = __ldcg(other + c * THREADS + threadIdx.x);
-        const T *e = reinterpret_cast<const T *>(&v);
+            for (int q = 0; q < V; ++q) sum[q] += x[q];
+        }
+        const int64_t col = n0 + e / BM;
+        if (col >= p.n) continue;
 #pragma unroll
-        for (int q = 0; q < V; ++q) acc[c * V + q] += e[q];
+        for (int q = 0; q < V; ++q) {
+            const int64_t row = m0 + e % BM + q;
+            if (row >= p.m) continue;
+            T *c = p.C + row + col * p.ldc;
+            const T val = p.alpha * sum[q];
+            *c = read_c ? val + p.beta * *c : val;
+        }
     }
-    return true;
 }
 
 // The tensor-core kernels' epilogue: lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1
