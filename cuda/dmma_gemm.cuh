@@ -144,7 +144,6 @@ __device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m
 // steps (GemmParams).
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB, bool SK = false>
 __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> whole) {
-    constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -175,8 +174,6 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
             const bool cut = u.cut();
             store_fragments(cut ? stream_k_slot(whole, u, BM, BN) : whole, acc, (cut ? 0 : tm * BM) + wm0,
                             (cut ? 0 : tn * BN) + wn0, g, t);
-            if (cut && stream_k_arrive(whole, u))
-                stream_k_finish<double, BM, BN, THREADS>(whole, u, tm * BM, tn * BN);
             __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
         });
     }

@@ -71,34 +71,29 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
 }
 
 // Stream-K (stream_k_plan): the first dp_tiles tiles in one launch, then the rest in spans of k
-// steps, the cut tiles' partial sums in the state's buffer (after the flags that count their
-// halves, zeroed first). Returns false, launching nothing, when the buffer cannot be had.
+// steps, the cut tiles' pieces in the state's buffer, then their sums. Returns false, launching
+// nothing, when the buffer cannot be had.
 template <typename T>
 bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, const StreamKPlan &plan,
                       cudaError_t *e, const KernelChoice &kc) {
-    const size_t flags = (size_t(plan.sk_tiles) * sizeof(unsigned) + 255) / 256 * 256; // one per tile
     const size_t slots = 2 * size_t(plan.sk_blocks) * size_t(plan.bm) * size_t(plan.bn) * sizeof(T);
     std::lock_guard<std::mutex> lock(s.split);
     if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
         s.split_free = nullptr;
         return false;
     }
-    if (s.split_slabs.reserve(flags + slots) != TSR_SUCCESS) return false;
-    unsigned char *w = static_cast<unsigned char *>(s.split_slabs.ptr);
+    if (s.split_slabs.reserve(slots) != TSR_SUCCESS) return false;
     *e = cudaStreamWaitEvent(s.stream, s.split_free, 0);
-    if (*e == cudaSuccess) *e = cudaMemsetAsync(w, 0, flags, s.stream);
     if (*e == cudaSuccess && plan.dp_tiles > 0) {
         GemmParams<T> d = p;
         d.blocks = plan.dp_tiles;
         *e = launch_gemm(s, a, d, kc, nullptr);
     }
-    if (*e == cudaSuccess) {
-        p.sk_first = plan.dp_tiles, p.sk_tiles = plan.sk_tiles, p.sk_iters = plan.sk_iters;
-        p.sk_blocks = plan.sk_blocks;
-        p.sk_flags = reinterpret_cast<unsigned *>(w);
-        p.sk_work = reinterpret_cast<T *>(w + flags);
-        *e = launch_gemm(s, a, p, kc, nullptr);
-    }
+    p.sk_first = plan.dp_tiles, p.sk_tiles = plan.sk_tiles, p.sk_iters = plan.sk_iters;
+    p.sk_blocks = plan.sk_blocks;
+    p.sk_work = static_cast<T *>(s.split_slabs.ptr);
+    if (*e == cudaSuccess) *e = launch_gemm(s, a, p, kc, nullptr);
+    if (*e == cudaSuccess) *e = launch_stream_k_sum(s.stream, p);
     if (*e == cudaSuccess) *e = cudaEventRecord(s.split_free, s.stream);
     return true;
 }

@@ -229,12 +229,11 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
 // launches alike: a plan counting other steps than its kernel would cut a tile twice.
 constexpr int kSimtLargeBK = 8, kDmmaLargeBK = 16;
 
-// Automatic: the last partial wave alone (as `last`), k at least 512 deep, where the last wave
-// is at most 80% full (SGEMM) or from 1/8 to 60% full (DGEMM). Measured on an H100 against the
-// same build without it (docs/performance.md): sgemm 3072^3 (last wave 18% full) 0.80 -> 1.04x
-// cuBLAS, 6144^3 (73%) 0.94 -> 0.96x, 8192^3 (52%) 0.94 -> 0.96x, 4096^3 (88%) the cut tiles
-// cost what the shorter wave saves; dgemm 3072^3 (36%) 0.84 -> 0.90x, 6144^3 (45%) 0.89 ->
-// 0.91x, but 4096^3 (76%) 0.92 -> 0.90x and 8192^3 (3%, 33 pieces a tile) 0.94 -> 0.93x.
+// Automatic: the last partial wave alone (as `last`) wherever there is one and k is at least
+// 512 deep. Measured on an H100 against the same build without it (docs/performance.md), ratio
+// to cuBLAS: sgemm 3072^3 0.80 -> 1.05, 4096^3 0.935 -> 0.945, 6144^3 0.94 -> 0.965, 8192^3
+// 0.94 -> 0.965; dgemm 3072^3 0.83 -> 0.93-0.95, 4096^3 0.92 -> 0.93, 6144^3 0.89 -> 0.91,
+// 8192^3 0.89 -> 0.92.
 // The kernels with a stream-K form: SGEMM 256x128 and DGEMM dmma 128x128, one block per SM.
 StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                           const KernelChoice &choice) {
@@ -253,10 +252,7 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
     const int64_t P = int64_t(t.resident) * dev.sm_count, waves = tiles / P, rest = tiles % P;
     const int64_t bk = elem_size == 4 ? kSimtLargeBK : kDmmaLargeBK;
     const int64_t steps = (k + bk - 1) / bk;
-    if (choice.stream_k == StreamK::automatic) {
-        const bool full = elem_size == 4 ? 10 * rest > 8 * P : 10 * rest > 6 * P || 8 * rest < P;
-        if (waves < 1 || rest == 0 || full || k < 512) return plan;
-    }
+    if (choice.stream_k == StreamK::automatic && (waves < 1 || rest == 0 || k < 512)) return plan;
     int64_t blocks;
     if (waves >= 1 && choice.stream_k != StreamK::on) {
         if (rest == 0) return plan;
@@ -377,6 +373,17 @@ cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C
     return cudaGetLastError();
 }
 
+template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p) {
+    constexpr int BM = sizeof(T) == 4 ? 256 : 128, BN = 128; // the stream-K kernels' tiles
+    constexpr int64_t GROUP = sizeof(T) == 4 ? kTileGroupRows : kDmmaTileGroupRows;
+    const int64_t steps = (p.k + (sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK) - 1) /
+                          (sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK);
+    p.tiles_m = (p.m + BM - 1) / BM, p.tiles_n = (p.n + BN - 1) / BN;
+    if (p.sk_tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    stream_k_sum_kernel<T, BM, BN, GROUP, 256><<<unsigned(p.sk_tiles), 256, 0, stream>>>(p, steps);
+    return cudaGetLastError();
+}
+
 template <typename T>
 cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
                              int64_t ldw, T beta, T *C, int64_t ldc) {
@@ -391,6 +398,8 @@ template cudaError_t launch_split_sum<float>(cudaStream_t, int, int64_t, int64_t
 template cudaError_t launch_split_sum<double>(cudaStream_t, int, int64_t, int64_t, double, const double *,
                                               int64_t, double, double *, int64_t);
 
+template cudaError_t launch_stream_k_sum<float>(cudaStream_t, GemmParams<float>);
+template cudaError_t launch_stream_k_sum<double>(cudaStream_t, GemmParams<double>);
 template cudaError_t launch_scale<float>(cudaStream_t, int64_t, int64_t, float, float *, int64_t);
 template cudaError_t launch_scale<double>(cudaStream_t, int64_t, int64_t, double, double *, int64_t);
 

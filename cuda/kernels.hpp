@@ -79,11 +79,12 @@ template <typename T>
 cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
                              int64_t ldw, T beta, T *C, int64_t ldc);
 // Stream-K: a grid of T tiles on P multiprocessors (one block each) runs in waves of P, the
-// last one only T mod P full. Instead, the tiles up to the last full wave but one (dp_tiles) go
-// in a launch of their own, and the rest (sk_tiles = P + T mod P) as one run of k steps cut
-// into sk_blocks equal spans, one block each (GemmParams); a tile cut between two spans is
-// summed by the second of the two to finish. sk_blocks == 0: no stream-K for this product (its
-// kernel has no stream-K form, split-K takes it, or its last wave is nearly full).
+// last one only T mod P full. Instead, the first dp_tiles tiles go in a launch of their own,
+// and the rest (sk_tiles) as one run of k steps cut into sk_blocks equal spans, one block each
+// (GemmParams); a tile cut between spans is summed by launch_stream_k_sum. As `auto` and
+// `last` plan it, the partial wave alone (spans shorter than a tile, in step along k); as `on`
+// does, the last full wave with it (spans of at least a tile). sk_blocks == 0: no stream-K for
+// this product (its kernel has no stream-K form, split-K takes it, or the rule says no).
 struct StreamKPlan {
     int64_t dp_tiles = 0, sk_tiles = 0, sk_iters = 0;
     int sk_blocks = 0;
@@ -91,6 +92,9 @@ struct StreamKPlan {
 };
 StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                           const KernelChoice &choice);
+// After a stream-K launch (p as it was launched): each cut tile's pieces summed in block order
+// from p.sk_work, C = alpha·sum + beta·C there.
+template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p);
 
 // C = beta·C (beta == 0: zeros, C not read), for alpha == 0 or k == 0.
 template <typename T>

@@ -217,7 +217,6 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
         simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(p, tm * BM, tn * BN, smem, acc);
         simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc);
     } else {
-        constexpr int THREADS = WARPS_M * WARPS_N * 32;
         const int64_t steps = (whole.k + BK - 1) / BK;
         stream_k_units(whole, steps, int(blockIdx.x), [&](int64_t i) {
             int64_t tm, tn;
@@ -231,8 +230,6 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
             const bool cut = u.cut();
             simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(cut ? stream_k_slot(whole, u, BM, BN) : whole,
                                                             cut ? 0 : tm * BM, cut ? 0 : tn * BN, acc);
-            if (cut && stream_k_arrive(whole, u))
-                stream_k_finish<T, BM, BN, THREADS>(whole, u, tm * BM, tn * BN);
             __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
         });
     }

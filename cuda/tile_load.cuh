@@ -323,12 +323,10 @@ template <typename T> struct GemmParams {
     // sk_blocks equal spans of sk_iters steps, a span per block. A tile cut between spans has a
     // piece from each block whose span meets it; every block leaves the partial sums of its
     // first and last stretch, where cut, in its slots 2b and 2b + 1 of sk_work (BM·BN elements
-    // each), counts itself in the tile's flag sk_flags[tile] (zero before the launch), and the
-    // last to arrive sums the pieces in block order and stores the tile.
+    // each), and stream_k_sum_kernel sums them.
     int64_t sk_first, sk_tiles, sk_iters;
     int sk_blocks;
     T *sk_work;
-    unsigned *sk_flags;
 };
 
 // The part of the product this block computes: all of it, or its slice of k under split-K.
@@ -403,13 +401,12 @@ __device__ __forceinline__ GemmParams<T> k_range(GemmParams<T> p, const StreamKU
 }
 
 // A cut tile's pieces. Each block stores its piece with the kernel's own epilogue, into its
-// slot as into a BM×BN matrix of its own (stream_k_slot: alpha 1, beta 0), counts itself in
-// the tile's flag (stream_k_arrive), and the last to arrive sums the pieces in block order
-// and stores the tile (stream_k_finish), so that the result does not depend on which block
-// arrived last. The kernels' accumulators meet one store code either way: a second consumer
-// of them after the main loop (the pieces stored straight from registers) changed the
-// registers' allocation there and cost the stream-K kernels 4-10% of their speed (H100,
-// docs/performance.md).
+// slot as into a BM×BN matrix of its own (alpha 1, beta 0); a kernel after the stream-K launch
+// (stream_k_sum_kernel) sums each cut tile's pieces in block order and stores the tile, so the
+// result does not depend on which block finished first. The kernels' accumulators meet one
+// store code either way: a second consumer of them after the main loop (the pieces stored
+// straight from registers, or summed there) changed the registers' allocation in the loop and
+// cost the stream-K kernels 3-10% of their speed (H100, docs/performance.md).
 template <typename T>
 __device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const StreamKUnit &u, int bm, int bn) {
     p.C = p.sk_work + u.slot(int(blockIdx.x)) * bm * bn;
@@ -419,45 +416,47 @@ __device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const St
     return p;
 }
 
-// After the block's piece is stored: true for the last of the tile's blocks to arrive. Every
-// thread of the block calls it.
-template <typename T> __device__ __forceinline__ bool stream_k_arrive(const GemmParams<T> &p, const StreamKUnit &u) {
-    __shared__ unsigned arrived;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) arrived = atomicAdd(p.sk_flags + u.tile, 1u);
-    __syncthreads();
-    const bool last = arrived == unsigned(u.last_block - u.first_block());
-    if (last) __threadfence();
-    return last;
-}
-
-// The last block of a cut tile at (m0, n0): C = alpha·(sum of the pieces) + beta·C (beta == 0
-// never reads C). A function of its own, out of the kernel's main body.
-template <typename T, int BM, int BN, int THREADS>
-__device__ __noinline__ void stream_k_finish(const GemmParams<T> p, const StreamKUnit u, int64_t m0, int64_t n0) {
-    constexpr int V = 16 / int(sizeof(T));
-    static_assert(BM % V == 0, "slots in 16-byte groups down the columns");
+// One block per tile of the stream-K launch (THREADS threads): a cut tile's pieces summed in
+// block order, C = alpha·sum + beta·C at the tile (beta == 0 never reads C); whole tiles were
+// stored by their block.
+template <typename T, int BM, int BN, int64_t GROUP, int THREADS>
+__global__ void __launch_bounds__(THREADS) stream_k_sum_kernel(const GemmParams<T> p, int64_t steps) {
+    constexpr int V = 16 / int(sizeof(T)), G = BM * BN / (V * THREADS); // 16-byte groups per thread
+    constexpr int F = G < 8 ? G : 8;                                     // groups in flight at once
+    static_assert(BM % V == 0 && G % F == 0 && (BM * BN) % (V * THREADS) == 0, "slots in whole groups");
     using Vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
+    const StreamKUnit u = stream_k_unit(p, steps, 0, int64_t(blockIdx.x) * steps);
+    if (!u.cut()) return;
+    int64_t tm, tn;
+    tile_of_block<GROUP>(p.sk_first + u.tile, p.tiles_m, p.tiles_n, tm, tn);
     const bool read_c = p.beta != T(0);
-    for (int e = int(threadIdx.x) * V; e < BM * BN; e += THREADS * V) {
-        Vec v = __ldcg(reinterpret_cast<const Vec *>(p.sk_work + u.slot(u.first_block()) * BM * BN + e));
-        T *sum = reinterpret_cast<T *>(&v);
-        for (int b = u.first_block() + 1; b <= u.last_block; ++b) {
-            const Vec w = __ldcg(reinterpret_cast<const Vec *>(p.sk_work + u.slot(b) * BM * BN + e));
-            const T *x = reinterpret_cast<const T *>(&w);
+    for (int g0 = 0; g0 < G; g0 += F) {
+        T sum[F][V];
+        for (int b = u.first_block(); b <= u.last_block; ++b) {
+            const Vec *slot = reinterpret_cast<const Vec *>(p.sk_work + u.slot(b) * BM * BN);
+            Vec w[F];
 #pragma unroll
-            for (int q = 0; q < V; ++q) sum[q] += x[q];
+            for (int f = 0; f < F; ++f) w[f] = slot[(g0 + f) * THREADS + threadIdx.x];
+#pragma unroll
+            for (int f = 0; f < F; ++f) {
+                const T *x = reinterpret_cast<const T *>(&w[f]);
+#pragma unroll
+                for (int q = 0; q < V; ++q) sum[f][q] = b == u.first_block() ? x[q] : sum[f][q] + x[q];
+            }
         }
-        const int64_t col = n0 + e / BM;
-        if (col >= p.n) continue;
 #pragma unroll
-        for (int q = 0; q < V; ++q) {
-            const int64_t row = m0 + e % BM + q;
-            if (row >= p.m) continue;
-            T *c = p.C + row + col * p.ldc;
-            const T val = p.alpha * sum[q];
-            *c = read_c ? val + p.beta * *c : val;
+        for (int f = 0; f < F; ++f) {
+            const int e = ((g0 + f) * THREADS + int(threadIdx.x)) * V;
+            const int64_t col = tn * BN + e / BM;
+            if (col >= p.n) continue;
+#pragma unroll
+            for (int q = 0; q < V; ++q) {
+                const int64_t row = tm * BM + e % BM + q;
+                if (row >= p.m) continue;
+                T *c = p.C + row + col * p.ldc;
+                const T val = p.alpha * sum[f][q];
+                *c = read_c ? val + p.beta * *c : val;
+            }
         }
     }
 }
