@@ -24,7 +24,7 @@ enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
 
-// Stream-K for the last tiles of a grid of many (stream_k_plan): where it pays, never, or for
+// Stream-K for the last tiles of a grid of many (stream_k_plan): automatic, never, or for
 // every product its kernel has a stream-K form for (tests): `on` over the last partial wave and
 // one full wave before it (spans of at least a tile), `last` over the last partial wave alone
 // (spans shorter than a tile).
