@@ -93,7 +93,7 @@ bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, con
     p.sk_blocks = plan.sk_blocks;
     p.sk_work = static_cast<T *>(s.split_slabs.ptr);
     if (*e == cudaSuccess) *e = launch_gemm(s, a, p, kc, nullptr);
-    if (*e == cudaSuccess) *e = launch_stream_k_sum(s.stream, p);
+    if (*e == cudaSuccess) *e = launch_stream_k_sum(s.stream, p, plan);
     if (*e == cudaSuccess) *e = cudaEventRecord(s.split_free, s.stream);
     return true;
 }

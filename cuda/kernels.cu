@@ -373,14 +373,14 @@ cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C
     return cudaGetLastError();
 }
 
-template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p) {
-    constexpr int BM = sizeof(T) == 4 ? 256 : 128, BN = 128; // the stream-K kernels' tiles
+template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan) {
+    // The tile, its k step and its walk of the one kernel with a stream-K form per type.
+    constexpr int BM = sizeof(T) == 4 ? 256 : 128, BN = 128;
+    constexpr int64_t BK = sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK;
     constexpr int64_t GROUP = sizeof(T) == 4 ? kTileGroupRows : kDmmaTileGroupRows;
-    const int64_t steps = (p.k + (sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK) - 1) /
-                          (sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK);
+    if (plan.bm != BM || plan.bn != BN || p.sk_tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
     p.tiles_m = (p.m + BM - 1) / BM, p.tiles_n = (p.n + BN - 1) / BN;
-    if (p.sk_tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    stream_k_sum_kernel<T, BM, BN, GROUP, 256><<<unsigned(p.sk_tiles), 256, 0, stream>>>(p, steps);
+    stream_k_sum_kernel<T, BM, BN, GROUP, 256><<<unsigned(p.sk_tiles), 256, 0, stream>>>(p, (p.k + BK - 1) / BK);
     return cudaGetLastError();
 }
 
@@ -398,8 +398,8 @@ template cudaError_t launch_split_sum<float>(cudaStream_t, int, int64_t, int64_t
 template cudaError_t launch_split_sum<double>(cudaStream_t, int, int64_t, int64_t, double, const double *,
                                               int64_t, double, double *, int64_t);
 
-template cudaError_t launch_stream_k_sum<float>(cudaStream_t, GemmParams<float>);
-template cudaError_t launch_stream_k_sum<double>(cudaStream_t, GemmParams<double>);
+template cudaError_t launch_stream_k_sum<float>(cudaStream_t, GemmParams<float>, const StreamKPlan &);
+template cudaError_t launch_stream_k_sum<double>(cudaStream_t, GemmParams<double>, const StreamKPlan &);
 template cudaError_t launch_scale<float>(cudaStream_t, int64_t, int64_t, float, float *, int64_t);
 template cudaError_t launch_scale<double>(cudaStream_t, int64_t, int64_t, double, double *, int64_t);
 

@@ -92,9 +92,10 @@ struct StreamKPlan {
 };
 StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                           const KernelChoice &choice);
-// After a stream-K launch (p as it was launched): each cut tile's pieces summed in block order
-// from p.sk_work, C = alpha·sum + beta·C there.
-template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p);
+// After a stream-K launch (p as it was launched, after `plan`): each cut tile's pieces summed in
+// block order from p.sk_work, C = alpha·sum + beta·C there. A plan for another tile than the
+// stream-K kernel's is refused (cudaErrorInvalidConfiguration).
+template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan);
 
 // C = beta·C (beta == 0: zeros, C not read), for alpha == 0 or k == 0.
 template <typename T>

@@ -207,7 +207,7 @@ TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
 
 // Stream-K: a grid of one and a half waves of the large tiles (256×128 sgemm, 128×128 dgemm)
 // runs its first tiles in one launch and the rest in spans of k cut across tiles; each cut
-// tile's two partial sums must be added once, with alpha and beta. Device operands of small
+// tile's pieces (two or more) must be added once, with alpha and beta. Device operands of small
 // integers (every sum exact); C checked with two random vectors (C·x against alpha·A·(B·x) +
 // beta·C0·x, exact in double) and its padding checked unwritten; k not a multiple of the k
 // steps; every transpose. With TESSERA_VERBOSE=1 and the automatic choice the log says stream-K ran.
