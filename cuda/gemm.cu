@@ -384,14 +384,17 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
                 const void *C) {
     if (classify(C) == Memory::device || classify(A) == Memory::device || classify(B) == Memory::device)
         return 1;
-    // Host operands: worth it when the CPU would take longer than moving the data over PCIe
-    // (about 12 GB/s through the pinned buffers, both ways) plus the device's own time.
+    // Host operands: worth it when the CPU would take longer than moving the data (A, B, and C
+    // both ways) through the pinned buffers plus the device's own time. Calibrated on an H100
+    // machine (docs/backends.md, "Auto routing"): its host path moved 22-29 GB/s of those
+    // bytes at 384-1024, after 50 us of fixed cost; its CPU ran 50-65 (float) and 24-35
+    // (double) GFLOP/s per thread on 16 threads.
     const State *s = shared_state();
     const double flops = 2.0 * double(m) * double(n) * double(k);
     const double bytes = double(elem_size) * (double(m) * double(k) + double(k) * double(n) + 2.0 * double(m) * double(n));
     const double cpu_rate = double(num_threads) * (elem_size == 4 ? 60e9 : 30e9);
     const double gpu_rate = (s ? double(s->dev.sm_count) : 100.0) * (elem_size == 4 ? 250e9 : 400e9);
-    return flops / cpu_rate > bytes / 12e9 + flops / gpu_rate + 50e-6 ? 1 : 0;
+    return flops / cpu_rate > bytes / 24e9 + flops / gpu_rate + 50e-6 ? 1 : 0;
 }
 
 namespace {

@@ -10,7 +10,7 @@ namespace tessera::cuda {
 void copy_columns(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, int64_t cols) {
     auto *to = static_cast<unsigned char *>(dst);
     const auto *from = static_cast<const unsigned char *>(src);
-    constexpr size_t kPerThread = size_t(1) << 20; // bytes below which another thread does not pay
+    constexpr size_t kPerThread = size_t(1) << 18; // bytes below which another thread does not pay
     const size_t bytes = width * size_t(cols);
     const int threads = omp_in_parallel() ? 1 : int(std::min<size_t>({8, size_t(omp_get_max_threads()), bytes / kPerThread}));
     if (threads <= 1) {
