@@ -383,7 +383,7 @@ tsr_status gemm_f64(const core::ExecContext *ctx, const core::GemmArgs<double> *
 int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k, const void *A, const void *B,
                 const void *C) {
     if (classify(C) == Memory::device || classify(A) == Memory::device || classify(B) == Memory::device)
-        return 1;
+        return 2;
     // Host operands: worth it when the CPU would take longer than moving the data (A, B, and C
     // both ways) through the pinned buffers plus the device's own time. Calibrated on an H100
     // machine (docs/backends.md, "Auto routing"): its host path moved 22-29 GB/s of those

@@ -73,8 +73,9 @@ struct BackendTable {
     tsr_status (*spmv_f64)(const ExecContext *ctx, const SpmvArgs<double> *args);
     void (*sparse_release)(void *prepared);
     // For TSR_BACKEND_AUTO (since version 3): nonzero when this backend should run the gemm —
-    // one of A, B, C is its device memory, or the product is large enough to pay for moving
-    // host operands. elem_size is 4 or 8. nullptr: never chosen automatically.
+    // 2: one of A, B, C is its device memory; 1: the operands are host memory, but the product
+    // is large enough to pay for moving them; 0: the CPU is predicted faster. elem_size is 4
+    // or 8. nullptr: never chosen automatically.
     int (*gemm_prefer)(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
                        const void *A, const void *B, const void *C);
 };

@@ -24,14 +24,19 @@ struct Choice {
 // The CUDA table for an auto call, without starting CUDA for small calls in a process that
 // does not use it: the plugin is asked once a call is large, or once the process has the
 // CUDA driver loaded (only then can an operand be device memory).
-// `driver_cuda` is cuda_backend_if_driver_loaded() of this call.
-const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k, const BackendTable *driver_cuda) {
+// `driver_cuda` is cuda_backend_if_driver_loaded() of this call. *why: the log's reason when
+// it returns nullptr.
+const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k, const BackendTable *driver_cuda, const char **why) {
     static std::atomic<bool> asked{false};
     if (!asked.load(std::memory_order_relaxed)) {
         const bool large = double(m) * double(n) * double(k) >= 256.0 * 256.0 * 256.0;
-        if (!large && !driver_cuda) return nullptr;
+        if (!large && !driver_cuda) {
+            *why = "auto: host operands, small product";
+            return nullptr;
+        }
         asked.store(true, std::memory_order_relaxed);
     }
+    *why = "auto: no CUDA device";
     return cuda_backend(nullptr);
 }
 
@@ -47,13 +52,18 @@ Choice choose(const tsr_context *ctx, const GemmArgs<T> &args, const BackendTabl
     }
     // Auto: the CUDA backend when its operands are device memory or the product pays for the
     // transfers (the backend's own estimate), else the CPU.
-    if (const BackendTable *cuda = auto_cuda(args.m, args.n, args.k, driver_cuda); cuda && cuda->gemm_prefer) {
+    const char *why = nullptr;
+    const BackendTable *cuda = auto_cuda(args.m, args.n, args.k, driver_cuda, &why);
+    if (cuda && cuda->gemm_prefer) {
         const bool product = args.alpha != T(0) && args.k > 0;
-        if (cuda->gemm_prefer(call_threads(ctx->num_threads), int(sizeof(T)), args.m, args.n, args.k,
-                              product ? args.A : nullptr, product ? args.B : nullptr, args.C))
-            return {cuda, ctx->cuda_state, "auto"};
+        switch (cuda->gemm_prefer(call_threads(ctx->num_threads), int(sizeof(T)), args.m, args.n, args.k,
+                                  product ? args.A : nullptr, product ? args.B : nullptr, args.C)) {
+        case 0: return {&cpu::backend(), nullptr, "auto: host operands, the CPU predicted faster"};
+        case 2: return {cuda, ctx->cuda_state, "auto: device operands"};
+        default: return {cuda, ctx->cuda_state, "auto: host operands, the GPU predicted faster with the transfers"};
+        }
     }
-    return {&cpu::backend(), nullptr, "auto"};
+    return {&cpu::backend(), nullptr, cuda ? "auto: the CUDA backend takes no gemm by itself" : why};
 }
 
 template <typename T> auto entry(const BackendTable &t) {

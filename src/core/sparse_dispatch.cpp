@@ -43,7 +43,7 @@ SparseChoice choose(const tsr_context *ctx, bool device_vectors) {
     if (device_vectors)
         if (const BackendTable *cuda = cuda_backend_if_driver_loaded(); has_sparse(cuda))
             return {cuda, ctx->cuda_state, "auto: device vectors"};
-    return {&cpu::backend(), nullptr, "auto"};
+    return {&cpu::backend(), nullptr, device_vectors ? "auto: no CUDA backend for device vectors" : "auto: host vectors"};
 }
 
 sparse::Target target_of(const BackendTable *table) {

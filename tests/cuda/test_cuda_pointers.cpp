@@ -161,6 +161,51 @@ TEST(CudaAutoRouting, DriverLoadedAfterTheFirstCall) {
     tsr_destroy(h);
 }
 
+// Auto's reason in the call log (run by the CTest entry cuda_auto_routing_log, which sets
+// TESSERA_VERBOSE=1): device operands; host operands too small to move; host operands large
+// enough to pay for the transfers (4096³ sgemm: beyond the crossover of docs/backends.md
+// for up to about 200 threads).
+TEST(CudaAutoRouting, LogSaysWhy) {
+    const char *v = std::getenv("TESSERA_VERBOSE");
+    if (!v || std::strcmp(v, "1") != 0) GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_auto_routing_log sets it)";
+    TSR_REQUIRE_CUDA();
+    tsr_handle h;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_AUTO), TSR_SUCCESS);
+    std::vector<double> host(64, 1.0);
+    DeviceArray<double> dA(host), dB(host), dC(host);
+    auto logged = [&](auto call) {
+        ::testing::internal::CaptureStderr();
+        EXPECT_EQ(call(), TSR_SUCCESS) << tsr_last_error();
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        return ::testing::internal::GetCapturedStderr();
+    };
+    std::string log = logged([&] {
+        return tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8, 0.0, dC.ptr, 8);
+    });
+    EXPECT_NE(log.find("backend=cuda"), std::string::npos) << log;
+    EXPECT_NE(log.find("(auto: device operands)"), std::string::npos) << log;
+    std::vector<double> c(64);
+    log = logged([&] {
+        return tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, host.data(), 8, host.data(), 8, 0.0,
+                         c.data(), 8);
+    });
+    EXPECT_NE(log.find("backend=cpu"), std::string::npos) << log;
+    EXPECT_NE(log.find("(auto: host operands, the CPU predicted faster)"), std::string::npos) << log;
+    const int64_t n = 4096;
+    std::vector<float> a(size_t(n * n), 1.0f), cc(size_t(n * n), -1.0f);
+    log = logged([&] {
+        return tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, n, n, n, 1.0f, a.data(), n, a.data(), n, 0.0f,
+                         cc.data(), n);
+    });
+    EXPECT_NE(log.find("backend=cuda"), std::string::npos) << log;
+    EXPECT_NE(log.find("(auto: host operands, the GPU predicted faster with the transfers)"), std::string::npos)
+        << log;
+    EXPECT_EQ(cc[0], float(n)) << "ones times ones";
+    EXPECT_EQ(cc[size_t(n * n - 1)], float(n));
+    tsr_destroy(h);
+}
+
 // Host backends never dereference device memory: a CPU handle refuses device operands, for
 // gemm and for sparse products (test_cuda_spmv.cpp has more), with a clear error and nothing
 // written.

@@ -73,6 +73,18 @@ static void run_cblas(void)
     report("cblas", right(&work));
 }
 
+/* A product of 256^3 multiply-adds: large enough for auto to ask the CUDA backend. */
+static void run_large(void)
+{
+    enum { L = 256 };
+    static float A[L * L], B[L * L], C[L * L];
+    for (int i = 0; i < L * L; ++i) A[i] = 1.0f, B[i] = 2.0f, C[i] = -1.0f;
+    cblas_sgemm(TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, L, L, L, 1.0f, A, L, B, L, 0.0f, C, L);
+    int ok = 1;
+    for (int i = 0; i < L * L; ++i) ok &= C[i] == 2.0f * L;
+    report("large", ok);
+}
+
 static void run_fortran(void)
 {
     const int n = N;
@@ -178,6 +190,7 @@ int main(int argc, char **argv)
         if (!strcmp(c, "backend")) print_backend();
         else if (!strcmp(c, "cblas")) run_cblas();
         else if (!strcmp(c, "fortran")) run_fortran();
+        else if (!strcmp(c, "large")) run_large();
         else if (!strcmp(c, "tsr")) run_tsr();
         else if (!strcmp(c, "set_cuda")) set_cuda();
         else if (!strcmp(c, "available_cuda")) available_cuda();

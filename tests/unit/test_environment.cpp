@@ -121,20 +121,24 @@ std::vector<std::string> warnings(const Outcome &r) {
     return v;
 }
 
-// The TESSERA_VERBOSE call-log lines of the probe's sgemm calls (all 160×160×160, NN).
+// The TESSERA_VERBOSE call-log lines of the probe's sgemm calls (all 160×160×160, NN), and
+// of its one large call (256×256×256); the reason in parentheses, where there is one.
 const std::regex kLogLine(
-    R"(^tessera: sgemm col NN m=160 n=160 k=160 backend=([a-z]+) threads=([0-9]+) time=[0-9.eE+-]+s [0-9.eE+-]+ GFLOP/s.*$)");
+    R"(^tessera: sgemm col NN m=160 n=160 k=160 backend=([a-z]+) threads=([0-9]+) time=[0-9.eE+-]+s [0-9.eE+-]+ GFLOP/s(?: \((.*)\))?$)");
+const std::regex kLargeLogLine(
+    R"(^tessera: sgemm col NN m=256 n=256 k=256 backend=([a-z]+) threads=([0-9]+) time=[0-9.eE+-]+s [0-9.eE+-]+ GFLOP/s(?: \((.*)\))?$)");
 
 struct LogLine {
     std::string backend;
     int threads;
+    std::string why;
 };
 
-std::vector<LogLine> log_lines(const Outcome &r) {
+std::vector<LogLine> log_lines(const Outcome &r, const std::regex &line = kLogLine) {
     std::vector<LogLine> v;
     for (const auto &l : lines(r.err)) {
         std::smatch m;
-        if (std::regex_match(l, m, kLogLine)) v.push_back({m[1], std::stoi(m[2])});
+        if (std::regex_match(l, m, line)) v.push_back({m[1], std::stoi(m[2]), m[3]});
     }
     return v;
 }
@@ -142,7 +146,8 @@ std::vector<LogLine> log_lines(const Outcome &r) {
 // stderr holds nothing but warnings and call-log lines.
 ::testing::AssertionResult only_warnings_and_log(const Outcome &r) {
     for (const auto &l : lines(r.err))
-        if (l.find("warning") == std::string::npos && !std::regex_match(l, kLogLine))
+        if (l.find("warning") == std::string::npos && !std::regex_match(l, kLogLine) &&
+            !std::regex_match(l, kLargeLogLine))
             return ::testing::AssertionFailure() << "unexpected stderr line: " << l;
     return ::testing::AssertionSuccess();
 }
@@ -185,6 +190,11 @@ TEST(Environment, BackendVariableSelectsTheBackend) {
         auto log = log_lines(r);
         ASSERT_EQ(log.size(), 3u) << r.describe();
         for (const auto &l : log) EXPECT_EQ(l.backend, w.runs) << r.describe();
+        // Auto says why; a backend named by the variable needs no reason. The probe never loads
+        // the CUDA driver, so its small products are not even put to the CUDA backend.
+        for (const auto &l : log)
+            EXPECT_EQ(l.why, std::string(w.handle) == "auto" ? "auto: host operands, small product" : "")
+                << r.describe();
         EXPECT_TRUE(warnings(r).empty()) << r.describe();
         EXPECT_TRUE(only_warnings_and_log(r));
     }
@@ -405,6 +415,25 @@ TEST(Plugin, AbsentPluginIsSilentUnlessCudaWasAskedFor) {
     expect_cuda_unavailable(r, in);
     EXPECT_EQ(r.err, "") << r.describe();
     EXPECT_EQ(value(r, "handle_backend"), "auto");
+}
+
+// Auto's reason in the log: a small product is not put to the CUDA backend; a large one is,
+// and the plugin (here the fake one, which finds no device) declines it.
+TEST(Plugin, AutoSaysWhyTheCpuRan) {
+    Install in(TESSERA_FAKE_CUDA_PLUGIN);
+    ASSERT_FALSE(in.dir.path().empty()) << "mkdtemp failed";
+    Outcome r = in.run_probe({"cblas", "large", "cblas"}, {"TESSERA_VERBOSE=1"}, in.dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_EQ(value(r, "large"), "ok") << r.describe();
+    auto small = log_lines(r), large = log_lines(r, kLargeLogLine);
+    ASSERT_EQ(small.size(), 2u) << r.describe();
+    ASSERT_EQ(large.size(), 1u) << r.describe();
+    EXPECT_EQ(small[0].why, "auto: host operands, small product") << r.describe();
+    EXPECT_EQ(large[0].backend, "cpu") << r.describe();
+    EXPECT_EQ(large[0].why, "auto: no CUDA device") << r.describe();
+    // Once the CUDA backend has been asked, small products are put to it as well.
+    EXPECT_EQ(small[1].why, "auto: no CUDA device") << r.describe();
+    EXPECT_TRUE(only_warnings_and_log(r)) << r.describe();
 }
 
 TEST(Plugin, FakePluginNextToTheLibraryIsLoadedAndItsReasonReported) {
