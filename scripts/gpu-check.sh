@@ -22,6 +22,12 @@ steps=("$@")
 build="${TESSERA_BUILD_DIR:-$root/build-gpu}"
 bench="$build/bin/tessera-bench"
 tests="$build/bin/tessera_cuda_tests"
+for s in "${steps[@]}"; do  # a misspelt step fails now, not after a build of minutes
+  case "$s" in
+    build | bench-gemm | bench-spmv | tests | sanitize) ;;
+    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, tests, sanitize)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p "$out"
 status=0
 export NVIDIA_TF32_OVERRIDE=0   # cuBLAS's FP32 anchor stays FP32
@@ -92,7 +98,6 @@ for s in "${steps[@]}"; do
     bench-spmv) step_bench_spmv ;;
     tests) step_tests ;;
     sanitize) step_sanitize ;;
-    *) echo "gpu-check: unknown step '$s'" >&2; false ;;
   esac
   rc=$?
   echo "== $s: exit $rc after $((SECONDS - start)) s" | tee -a "$out/summary.txt"
