@@ -2,10 +2,13 @@
 // read with strtoll/strtod over the whole file in memory; every fault names its line.
 #include "matrix_market.hpp"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <sstream>
 #include <string_view>
 
@@ -33,6 +36,7 @@ public:
         return true;
     }
     int64_t number() const { return number_; }
+    size_t left() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; } // bytes not read yet
 
 private:
     const std::string &text_;
@@ -95,6 +99,11 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
     }
     const bool mirrored = symmetry != "general";
     if (mirrored && m.rows != m.cols) throw fault("a " + symmetry + " matrix must be square");
+    // Every entry takes at least four bytes ("1 1" and its line end): a count the rest of the
+    // file cannot hold is refused before anything is reserved for it.
+    if (m.stored > int64_t(lines.left() / 4) + 1)
+        throw fault("announces " + std::to_string(m.stored) + " entries, but only " +
+                    std::to_string(lines.left()) + " bytes follow");
     const bool pattern = field == "pattern";
     const double mirror_sign = symmetry == "skew-symmetric" ? -1.0 : 1.0;
     m.row.reserve(size_t(mirrored ? 2 * m.stored : m.stored));
@@ -142,12 +151,22 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
 }
 
 CooMatrix read_matrix_market(const std::string &path) {
+    // Only a regular file has an end to read to (/dev/zero or a pipe would be read until
+    // memory ran out), and its size says how much to read.
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) throw MatrixMarketError(path + ": cannot open");
+    if (!S_ISREG(st.st_mode)) throw MatrixMarketError(path + ": not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw MatrixMarketError(path + ": cannot open");
-    std::ostringstream all;
-    all << in.rdbuf();
-    if (in.bad()) throw MatrixMarketError(path + ": read error");
-    return parse_matrix_market(all.str(), path);
+    try {
+        std::string text(size_t(st.st_size), '\0');
+        in.read(text.data(), std::streamsize(text.size()));
+        if (in.bad() || size_t(in.gcount()) != text.size()) throw MatrixMarketError(path + ": read error");
+        return parse_matrix_market(text, path);
+    } catch (const std::bad_alloc &) {
+        throw MatrixMarketError(path + ": out of memory reading a file of " + std::to_string(st.st_size) +
+                                " bytes");
+    }
 }
 
 } // namespace tessera::bench

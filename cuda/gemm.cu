@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "error.hpp"
 #include "kernels.hpp"
@@ -412,7 +413,8 @@ template <typename E> void read_one(const char *name, bool (*parse)(const char *
     const char *v = secure_getenv(name);
     if (!v || !*v) return;
     if (!parse(v, out))
-        std::fprintf(stderr, "tessera: warning: %s='%s' is not one of %s; using %s\n", name, v, names, fallback);
+        std::fprintf(stderr, "tessera: warning: %s='%.64s'%s is not one of %s; using %s\n", name, v,
+                     std::strlen(v) > 64 ? "... (cut)" : "", names, fallback);
 }
 
 } // namespace

@@ -85,7 +85,8 @@ int64_t env_count(const char *name) {
     char *end = nullptr;
     const long long n = std::strtoll(v, &end, 10);
     if (*end || n <= 0) {
-        std::fprintf(stderr, "tessera: ignoring %s=%s (a positive count)\n", name, v);
+        std::fprintf(stderr, "tessera: ignoring %s=%.64s%s (a positive count)\n", name, v,
+                     std::strlen(v) > 64 ? "... (cut)" : "");
         return 0;
     }
     return n;
@@ -256,7 +257,7 @@ bool forced_csr_kernel(sparse::Kernel *out) {
             {"merge", sparse::Kernel::gpu_merge},     {"tiles", sparse::Kernel::gpu_tiles}};
         for (const auto &[name, kernel] : names)
             if (std::strcmp(v, name) == 0) return int(kernel);
-        std::fprintf(stderr, "tessera: ignoring TESSERA_CUDA_CSR_KERNEL=%s (rows, lanes2..lanes32, merge or tiles)\n", v);
+        std::fprintf(stderr, "tessera: ignoring TESSERA_CUDA_CSR_KERNEL=%.64s (rows, lanes2..lanes32, merge or tiles)\n", v);
         return -1;
     }();
     if (forced >= 0) *out = sparse::Kernel(forced);

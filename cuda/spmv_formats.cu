@@ -43,7 +43,8 @@ __global__ void __launch_bounds__(kThreads)
         if (i0 + r < rows) store_y(y, i0 + r, alpha, sum[r], beta);
 }
 
-// DIA: row i takes val[d·stride + i]·x[i + offset[d]] for the columns inside the matrix.
+// DIA: row i takes val[d·stride + i]·x[i + offset[d]] for the columns inside the matrix; zero
+// values (the fill) are skipped, never multiplied, so a NaN of x stays in its own rows.
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     dia_rows(int64_t rows, int64_t cols, int64_t ndiag, int64_t stride, const int64_t *__restrict__ offset,
@@ -60,7 +61,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int64_t j = i0 + r + off;
-            if (j >= 0 && j < cols) sum[r] += a.v[r] * ld_ro(x + j);
+            if (j >= 0 && j < cols && a.v[r] != V(0)) sum[r] += a.v[r] * ld_ro(x + j);
         }
     }
 #pragma unroll
@@ -78,7 +79,8 @@ __global__ void __launch_bounds__(kThreads)
     V sum = V(0);
     for (int64_t d = 0; d < ndiag; ++d) {
         const int64_t i = j - ld_ro(offset + d);
-        if (i >= 0 && i < rows) sum += ld_ro(val + d * stride + i) * ld_ro(x + i);
+        if (i >= 0 && i < rows)
+            if (const V a = ld_ro(val + d * stride + i); a != V(0)) sum += a * ld_ro(x + i);
     }
     store_y(y, j, alpha, sum, beta);
 }

@@ -135,8 +135,9 @@ TSR_API tsr_status tsr_get_backend(tsr_handle handle, tsr_backend *backend);
  *  load the plugin; when it is 0, tsr_last_error() gives the reason. */
 TSR_API tsr_status tsr_backend_available(tsr_backend backend, int *available);
 
-/** Sets the number of CPU threads for the handle's calls (>= 1). A call made from inside
- *  an OpenMP parallel region always runs on one thread. */
+/** Sets the number of CPU threads for the handle's calls, from 1 to 4096 (others are
+ *  refused with ::TSR_ERR_INVALID_ARGUMENT). A call made from inside an OpenMP parallel
+ *  region always runs on one thread. */
 TSR_API tsr_status tsr_set_num_threads(tsr_handle handle, int num_threads);
 
 /** Opts the handle's CPU products into Strassen's method (off by default).
@@ -321,7 +322,7 @@ TSR_API tsr_status tsr_sparse_destroy(tsr_sparse matrix);
  * @param A the matrix, of type `TSR_F32`.
  * @param x the input vector; not read when alpha == 0 or A has no entries (may then be NULL).
  * @param beta scale of y on input; y is not read when beta == 0.
- * @param y the output vector, overwritten; must not overlap x.
+ * @param y the output vector, overwritten; must not overlap x (an overlap is refused with ::TSR_ERR_INVALID_ARGUMENT).
  * @return ::TSR_ERR_INVALID_ARGUMENT for a bad op, a NULL pointer or a matrix of another type.
  */
 TSR_API tsr_status tsr_sspmv(tsr_handle handle, tsr_op op, float alpha, tsr_sparse A,

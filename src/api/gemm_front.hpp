@@ -2,6 +2,7 @@
 // the fold of a call in either layout into one column-major descriptor.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/dispatch.hpp"
@@ -17,13 +18,18 @@ inline char op_upper(char c) { return (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A
 
 // Result of the reference xGEMM checks, in its order: info is the 1-based Fortran parameter
 // number of the first bad argument (0 when all are valid); `minimum` is the smallest legal
-// value for a leading-dimension failure.
+// value for a leading-dimension failure. `extent` marks a matrix whose last element, at
+// (rows - 1) + (cols - 1)·ld, lies beyond what a pointer can address: info then names its
+// leading dimension, and nothing is read or written.
 struct GemmCheck {
     int info = 0;
     int64_t minimum = 0;
+    bool extent = false;
 };
 GemmCheck check_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
-                     int64_t ldb, int64_t ldc);
+                     int64_t ldb, int64_t ldc, size_t elem_size);
+// Whether rows × cols elements with leading dimension ld can be addressed at all.
+bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size);
 
 // Folds a checked call in `layout` into a column-major one (row-major C = op(A)op(B) is
 // column-major C^T = op(B)^T op(A)^T) and dispatches it.

@@ -36,9 +36,17 @@ tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op tr
 
     // The column-major call a row-major one becomes swaps (A, lda) with (B, ldb) and m with n.
     const bool row = layout == TSR_ROW_MAJOR;
-    GemmCheck c = row ? check_gemm(tb, ta, n, m, k, ldb, lda, ldc)
-                      : check_gemm(ta, tb, m, n, k, lda, ldb, ldc);
+    GemmCheck c = row ? check_gemm(tb, ta, n, m, k, ldb, lda, ldc, sizeof(T))
+                      : check_gemm(ta, tb, m, n, k, lda, ldb, ldc, sizeof(T));
     const char *order = row ? "row-major" : "column-major";
+    if (c.extent) {
+        const char *which = c.info == 13 ? "C" : ((c.info == 8) != row ? "A" : "B");
+        const int64_t ld = c.info == 13 ? ldc : ((c.info == 8) != row ? lda : ldb);
+        return fail(TSR_ERR_INVALID_ARGUMENT,
+                    "%s: %s as described (m = %" PRId64 ", n = %" PRId64 ", k = %" PRId64
+                    ", ld%c = %" PRId64 ") extends beyond the address space",
+                    name, which, m, n, k, which[0] + ('a' - 'A'), ld);
+    }
     switch (c.info) {
     case 0: break;
     case 3: case 4: {

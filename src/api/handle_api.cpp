@@ -97,9 +97,10 @@ TSR_API tsr_status tsr_backend_available(tsr_backend backend, int *available) {
 TSR_API tsr_status tsr_set_num_threads(tsr_handle handle, int num_threads) {
     return guarded("tsr_set_num_threads", [&] {
         if (!handle) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_num_threads: handle is NULL");
-        if (num_threads < 1)
+        if (num_threads < 1 || num_threads > tessera::core::kMaxThreads)
             return fail(TSR_ERR_INVALID_ARGUMENT,
-                        "tsr_set_num_threads: num_threads = %d must be >= 1", num_threads);
+                        "tsr_set_num_threads: num_threads = %d must be from 1 to %d", num_threads,
+                        tessera::core::kMaxThreads);
         handle->num_threads = num_threads;
         return TSR_SUCCESS;
     });

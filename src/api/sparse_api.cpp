@@ -1,5 +1,6 @@
 // The tsr_sparse_* and tsr_?spmv entry points: argument checks with messages naming the fault,
 // the copy of the user's arrays into canonical CSR, and the hand-off to dispatch.
+#include <cstdint>
 #include <memory>
 
 #include "core/error.hpp"
@@ -92,6 +93,12 @@ tsr_status spmv(const char *name, tsr_handle handle, tsr_op op, T alpha, tsr_spa
     if (out > 0 && !y) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: y is NULL", name);
     if (out > 0 && in > 0 && alpha != T(0) && tessera::core::nnz_of(A) > 0 && !x)
         return fail(TSR_ERR_INVALID_ARGUMENT, "%s: x is NULL", name);
+    // y is written while x is read, in any order: they must not share an element.
+    if (x && y && in > 0 && out > 0) {
+        const auto x0 = reinterpret_cast<uintptr_t>(x), y0 = reinterpret_cast<uintptr_t>(y);
+        if (x0 < y0 + uintptr_t(out) * sizeof(T) && y0 < x0 + uintptr_t(in) * sizeof(T))
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: x and y overlap (y must be a separate array)", name);
+    }
     return tessera::core::spmv<T>(handle, name + 4, op, alpha, A, x, beta, y);
 }
 

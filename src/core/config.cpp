@@ -30,9 +30,13 @@ bool parse_int(const char *text, long lo, long hi, int *out) {
     return true;
 }
 
+// A value is echoed up to this many bytes: a variable can hold megabytes.
+constexpr int kEchoMax = 64;
+
 void warn(const char *name, const char *value, const char *expected, const char *fallback) {
-    std::fprintf(stderr, "tessera: warning: %s='%s' is not %s; using %s\n", name, value, expected,
-                 fallback);
+    const bool cut = std::strlen(value) > size_t(kEchoMax);
+    std::fprintf(stderr, "tessera: warning: %s='%.*s'%s is not %s; using %s\n", name, kEchoMax, value,
+                 cut ? "... (cut)" : "", expected, fallback);
 }
 
 int all_cores() { return omp_get_num_procs() > 0 ? omp_get_num_procs() : 1; }
@@ -49,7 +53,7 @@ Config read_environment() {
 
     c.num_threads = all_cores();
     if (const char *v = env("TESSERA_NUM_THREADS")) {
-        if (!parse_int(v, 1, 4096, &c.num_threads)) {
+        if (!parse_int(v, 1, kMaxThreads, &c.num_threads)) {
             c.num_threads = all_cores();
             char fallback[64];
             std::snprintf(fallback, sizeof fallback, "%d threads", c.num_threads);
@@ -62,7 +66,7 @@ Config read_environment() {
         char first[32] = {};
         std::strncpy(first, omp, sizeof first - 1);
         if (char *comma = std::strchr(first, ',')) *comma = '\0';
-        if (parse_int(first, 1, 4096, &n)) c.num_threads = n;
+        if (parse_int(first, 1, kMaxThreads, &n)) c.num_threads = n;
     }
 
     if (const char *v = env("TESSERA_VERBOSE")) {

@@ -6,6 +6,10 @@
 
 namespace tessera::core {
 
+// The most CPU threads one call may use, from the environment or tsr_set_num_threads: beyond
+// it, thread creation itself becomes the failure (OpenMP runtimes abort when it fails).
+inline constexpr int kMaxThreads = 4096;
+
 struct Config {
     tsr_backend backend = TSR_BACKEND_AUTO;
     int num_threads = 1;     // from TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores

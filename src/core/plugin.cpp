@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include <mutex>
@@ -23,19 +24,36 @@ struct PluginState {
     std::string why;
 };
 
-std::string own_directory() {
+// This library's directory as an absolute, canonical path. dladdr reports the name the
+// loader was given, which may be relative ("./lib/libtessera.so.0" under LD_PRELOAD, "." on
+// LD_LIBRARY_PATH): read against the working directory of a later call, after a chdir, it
+// would name another directory. So it is resolved once, while the library is being loaded.
+std::string resolve_own_directory() {
     Dl_info info{};
     if (!dladdr(reinterpret_cast<void *>(&cuda_backend), &info) || !info.dli_fname) return {};
-    std::string path = info.dli_fname;
+    char *real = realpath(info.dli_fname, nullptr);
+    if (!real) return {};
+    std::string path = real;
+    std::free(real);
     auto slash = path.rfind('/');
-    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+    return slash == std::string::npos || slash == 0 ? std::string() : path.substr(0, slash);
 }
+
+std::string &own_directory_storage() {
+    static std::string dir;
+    return dir;
+}
+
+// Runs when the loader maps the library, before any of its callers can change directory.
+[[gnu::constructor]] void remember_own_directory() { own_directory_storage() = resolve_own_directory(); }
+
+const std::string &own_directory() { return own_directory_storage(); }
 
 PluginState load() {
     PluginState s;
-    std::string dir = own_directory();
+    const std::string &dir = own_directory();
     if (dir.empty()) {
-        s.why = "cannot find the directory libtessera.so was loaded from";
+        s.why = "cannot find the directory libtessera.so was loaded from (as an absolute path)";
         return s;
     }
     std::string path = dir + "/libtessera_cuda.so";

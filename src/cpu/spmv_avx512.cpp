@@ -236,35 +236,24 @@ void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
     }
 }
 
-template <> void multiply_add_avx512<double>(double *acc, const double *val, const double *x, int64_t n) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm512_storeu_pd(acc + i, _mm512_fmadd_pd(_mm512_loadu_pd(val + i), _mm512_loadu_pd(x + i),
-                                                  _mm512_loadu_pd(acc + i)));
-    if (i < n) {
-        const __mmask8 m = __mmask8((1u << (n - i)) - 1);
-        _mm512_mask_storeu_pd(acc + i, m,
-                              _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, val + i), _mm512_maskz_loadu_pd(m, x + i),
-                                              _mm512_maskz_loadu_pd(m, acc + i)));
-    }
-}
-
-template <> void multiply_add_avx512<float>(float *acc, const float *val, const float *x, int64_t n) {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(acc + i, _mm512_fmadd_ps(_mm512_loadu_ps(val + i), _mm512_loadu_ps(x + i),
-                                                  _mm512_loadu_ps(acc + i)));
-    if (i < n) {
-        const __mmask16 m = __mmask16((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(acc + i, m,
-                              _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, val + i), _mm512_maskz_loadu_ps(m, x + i),
-                                              _mm512_maskz_loadu_ps(m, acc + i)));
-    }
-}
-
 namespace {
 template <typename V> using DiaVec = std::conditional_t<sizeof(V) == 4, Avx512F32, Avx512F64>;
 } // namespace
+
+// acc += val·x over n entries, skipping the zero values of val (DIA's fill): they are never
+// multiplied, so a NaN or Inf in x reaches only the rows that hold an entry in its column.
+template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x, int64_t n) {
+    using D = DiaVec<V>;
+    constexpr int L = D::lanes;
+    for (int64_t i = 0; i < n; i += L) {
+        const typename D::Mask live = D::mask(int(std::min<int64_t>(L, n - i)));
+        const typename D::Vec v = D::maskload(val + i, live);
+        const typename D::Mask nz = D::nonzero(live, v);
+        D::maskstore(acc + i, live, D::mask_fma(v, D::maskload(x + i, nz), D::maskload(acc + i, live), nz));
+    }
+}
+template void multiply_add_avx512<float>(float *, const float *, const float *, int64_t);
+template void multiply_add_avx512<double>(double *, const double *, const double *, int64_t);
 
 template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs, int64_t ndiag, int64_t o0,
@@ -276,7 +265,11 @@ void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_
         const int64_t n = std::min<int64_t>(L, o1 - o);
         const typename D::Mask m = D::mask(int(n));
         typename D::Vec acc = D::zero();
-        for (int64_t d = 0; d < ndiag; ++d) acc = D::fma(D::maskload(val + vofs[d] + o, m), D::maskload(x + xofs[d] + o, m), acc);
+        for (int64_t d = 0; d < ndiag; ++d) { // zero values (the fill) are not multiplied
+            const typename D::Vec a = D::maskload(val + vofs[d] + o, m);
+            const typename D::Mask nz = D::nonzero(m, a);
+            acc = D::mask_fma(a, D::maskload(x + xofs[d] + o, nz), acc, nz);
+        }
         typename D::Vec r = D::mul(va, acc);
         if constexpr (B != BetaMode::zero) r = D::fma(vb, D::maskload(y + o, m), r); // beta is 1 or not
         D::maskstore(y + o, m, r);

@@ -2,7 +2,7 @@
 // outputs), with AVX-512, a vector of outputs at a time summed over all diagonals in
 // registers; elsewhere, and without AVX-512, outputs in chunks that fit the L1 cache, each
 // chunk taking every diagonal as one contiguous multiply-add of values and x. No indices, no
-// gathers. The transpose reads the same diagonals, each one shifted to the output it feeds,
+// gathers. Zero values, the fill among them, are skipped rather than multiplied. The transpose reads the same diagonals, each one shifted to the output it feeds,
 // so neither needs partials.
 #include <omp.h>
 
@@ -26,7 +26,8 @@ template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_
     if (simd) return multiply_add_avx512(acc, val, x, n);
 #endif
     (void)simd;
-    for (int64_t i = 0; i < n; ++i) acc[i] += val[i] * x[i];
+    // Zero values (the fill) are not multiplied: 0·NaN would spread a NaN of x to other rows.
+    for (int64_t i = 0; i < n; ++i) acc[i] += val[i] != V(0) ? val[i] * x[i] : V(0);
 }
 
 // Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d

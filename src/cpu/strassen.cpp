@@ -1,6 +1,7 @@
 // Strassen's method, one or two levels, fused into packing: each product's operands are sums
 // of blocks that pack_a_sum / pack_b_panel_sum form while packing, and the macro-kernel adds the result
-// into every block of C it belongs to. No temporary matrices; fringes run classically.
+// into every block of C it belongs to. No temporary matrices; fringes run classically, and so
+// does a product whose A or B holds Inf or NaN.
 #include "cpu/strassen.hpp"
 
 #include <algorithm>
@@ -67,6 +68,19 @@ template <typename T> void scale(T *c, int64_t ldc, int64_t m, int64_t n, T beta
         for (int64_t i = 0; i < m; ++i) c[i + j * ldc] = beta == T(0) ? T(0) : beta * c[i + j * ldc];
 }
 
+// Whether every element of a rows × cols matrix is finite. x − x is 0 for a finite x and NaN
+// for Inf or NaN: a test the compiler vectorises, one pass over the operand.
+template <typename T> bool all_finite(const T *x, int64_t ld, int64_t rows, int64_t cols, int threads) {
+    bool bad = false;
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(|| : bad)
+    for (int64_t j = 0; j < cols; ++j) {
+        bool col_bad = false;
+        for (int64_t i = 0; i < rows; ++i) col_bad |= !(x[i + j * ld] - x[i + j * ld] == T(0));
+        bad = bad || col_bad;
+    }
+    return !bad;
+}
+
 } // namespace
 
 int strassen_levels_for(int64_t m, int64_t n, int64_t k, int levels, int64_t min_block) {
@@ -78,6 +92,12 @@ int strassen_levels_for(int64_t m, int64_t n, int64_t k, int levels, int64_t min
 template <typename T>
 tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads,
                          int levels) {
+    // Strassen's sums mix blocks: an Inf in A11 would reach C12 and C22 through the products
+    // that share it, and Inf − Inf makes NaN where the classical product has Inf. With any
+    // non-finite operand the classical product runs instead, so IEEE semantics hold exactly.
+    const bool finite = all_finite(g.A, g.lda, g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, threads) &&
+                        all_finite(g.B, g.ldb, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, threads);
+    if (!finite) return gemm_blocked<T>(uk, g, threads, nullptr);
     const int64_t s = int64_t(1) << levels;
     const int64_t ms = g.m / s * s, ns = g.n / s * s, ks = g.k / s * s;
     const int64_t mb = ms / s, nb = ns / s, kb = ks / s;

@@ -21,6 +21,8 @@ public:
             size_ = 0;
             return;
         }
+        // Beyond what a pointer can span, the size in bytes would wrap: refuse it as memory.
+        if (uint64_t(n) > (uint64_t(PTRDIFF_MAX) - 64) / sizeof(T)) throw std::bad_alloc();
         size_t bytes = (size_t(n) * sizeof(T) + 63) & ~size_t(63);
         data_ = static_cast<T *>(std::aligned_alloc(64, bytes));
         if (!data_) throw std::bad_alloc();

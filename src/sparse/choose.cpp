@@ -59,8 +59,11 @@ FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t in
             s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0};
 }
 
+// DIA's kernels skip zero values, so that its fill never multiplies x (0·NaN would turn a
+// finite result into NaN); a stored zero is skipped alike, so AUTO leaves such matrices to a
+// format that multiplies every stored entry.
 bool dia_pays(const Structure &s, const FormatMeasures &m) {
-    return padding_fault("DIA", s.dia_slots, s.row.nnz, "").empty() && s.ndiag <= kDiaMaxDiagonals &&
+    return s.stored_zeros == 0 && padding_fault("DIA", s.dia_slots, s.row.nnz, "").empty() && s.ndiag <= kDiaMaxDiagonals &&
            m.dia_bytes * kDiaMargin <= m.csr_bytes;
 }
 

@@ -106,21 +106,38 @@ template <typename V, typename I> Dia<V> csr_to_dia(const Csr<V, I> &a, const St
     d.offset = Array<int64_t>(d.ndiag);
     d.val = Array<V>(d.slots(), V(0));
     if (d.ndiag == 0) return d;
-    // Which diagonal each offset is: slot o + rows - 1 of `index` (-1 where unoccupied).
-    const int64_t span = a.rows + a.cols - 1;
-    std::vector<int32_t> index(size_t(span), -1);
+    // Which diagonal each offset is: slot o + rows - 1 of `index` (-1 where unoccupied); where
+    // that table would dwarf the matrix (a 1 x 2^40 matrix), a binary search of the sorted
+    // offsets instead, so memory stays O(rows + nnz).
+    const int64_t span = a.rows + a.cols - 1, nnz = int64_t(a.row_ptr[a.rows]);
+    if (span <= 4 * (a.rows + nnz) + 4096) {
+        std::vector<int32_t> index(size_t(span), -1);
+        for (int64_t i = 0; i < a.rows; ++i)
+            for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p)
+                index[size_t(int64_t(a.col[p]) - i + a.rows - 1)] = 0;
+        int64_t n = 0;
+        for (int64_t o = 0; o < span; ++o)
+            if (index[size_t(o)] == 0) {
+                d.offset[n] = o - (a.rows - 1);
+                index[size_t(o)] = int32_t(n++);
+            }
+        for (int64_t i = 0; i < a.rows; ++i)
+            for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
+                int64_t k = index[size_t(int64_t(a.col[p]) - i + a.rows - 1)];
+                d.val[k * d.stride + i] = a.val[p];
+            }
+        return d;
+    }
+    std::vector<int64_t> offsets;
+    offsets.reserve(size_t(nnz));
     for (int64_t i = 0; i < a.rows; ++i)
-        for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p)
-            index[size_t(int64_t(a.col[p]) - i + a.rows - 1)] = 0;
-    int64_t n = 0;
-    for (int64_t o = 0; o < span; ++o)
-        if (index[size_t(o)] == 0) {
-            d.offset[n] = o - (a.rows - 1);
-            index[size_t(o)] = int32_t(n++);
-        }
+        for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) offsets.push_back(int64_t(a.col[p]) - i);
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    for (int64_t n = 0; n < d.ndiag; ++n) d.offset[n] = offsets[size_t(n)];
     for (int64_t i = 0; i < a.rows; ++i)
         for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
-            int64_t k = index[size_t(int64_t(a.col[p]) - i + a.rows - 1)];
+            const int64_t k = std::lower_bound(offsets.begin(), offsets.end(), int64_t(a.col[p]) - i) - offsets.begin();
             d.val[k * d.stride + i] = a.val[p];
         }
     return d;

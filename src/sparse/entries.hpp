@@ -9,7 +9,8 @@
 namespace tessera::sparse {
 
 // Calls f(i, j, v) for every entry the plan's format stores (DIA: every position of its
-// diagonals inside the matrix, fill included), row by row for CSR, COO, ELL and HYB.
+// diagonals inside the matrix whose value is not zero, as DIA's kernels skip its fill), row by
+// row for CSR, COO, ELL and HYB.
 template <typename V, typename I, typename F> void for_each_entry(const Typed<V, I> &t, F &&f) {
     switch (t.plan.format) {
     case TSR_FORMAT_COO:
@@ -31,7 +32,8 @@ template <typename V, typename I, typename F> void for_each_entry(const Typed<V,
             const int64_t off = t.dia.offset[d];
             const int64_t first = off < 0 ? -off : 0;
             const int64_t last = t.dia.rows < t.dia.cols - off ? t.dia.rows : t.dia.cols - off;
-            for (int64_t i = first; i < last; ++i) f(i, i + off, t.dia.val[d * t.dia.stride + i]);
+            for (int64_t i = first; i < last; ++i)
+                if (const V v = t.dia.val[d * t.dia.stride + i]; v != V(0)) f(i, i + off, v);
         }
         return;
     default:

@@ -33,6 +33,7 @@ struct Structure {
     int64_t far = 0;         // entries more than a tile (2^kTileShift) away from the row's place
                              // on the diagonal (column j against i·cols/rows)
     int64_t tiles = 0;       // non-empty tiles of 2^kTileShift rows x columns
+    int64_t stored_zeros = 0; // entries whose value is zero (DIA cannot tell them from its fill)
     double far_fraction() const { return row.nnz ? double(far) / double(row.nnz) : 0; }
     double dia_fill() const { return dia_cover ? double(row.nnz) / double(dia_cover) : 0; }
     double ell_fill() const { return ell_blocked ? double(row.nnz) / double(ell_blocked) : 0; }

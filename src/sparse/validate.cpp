@@ -25,6 +25,10 @@ Fault check_sizes(int64_t rows, int64_t cols, int64_t nnz, int index_bits) {
     if (rows < 0) return describe("rows = %" PRId64 " is negative", rows);
     if (cols < 0) return describe("cols = %" PRId64 " is negative", cols);
     if (nnz < 0) return describe("nnz = %" PRId64 " is negative", nnz);
+    if (rows > kMaxDimension)
+        return describe("rows = %" PRId64 " exceeds 2^60, more than any memory can hold", rows);
+    if (cols > kMaxDimension)
+        return describe("cols = %" PRId64 " exceeds 2^60, more than any memory can hold", cols);
     if (index_bits == 32) {
         if (nnz > INT32_MAX)
             return describe("nnz = %" PRId64 " does not fit 32-bit indices; use TSR_INDEX_I64", nnz);

@@ -11,6 +11,10 @@ namespace tessera::sparse {
 // (without the function name, which the caller adds).
 using Fault = std::string;
 
+// The largest number of rows or columns accepted: 2^60 keeps rows + cols, rows + 1 and every
+// rounding of them inside int64_t; the memory such a matrix needs is refused when allocated.
+inline constexpr int64_t kMaxDimension = int64_t(1) << 60;
+
 // CSR: rows+1 row pointers, nnz column indices and values. With nnz == 0 every array may be
 // NULL (a matrix of zeros); a non-NULL row_ptr is still checked. I is int32_t or int64_t.
 template <typename I>
@@ -22,7 +26,7 @@ template <typename I>
 Fault check_coo(int64_t rows, int64_t cols, int64_t nnz, const I *row_idx, const I *col_idx,
                 const void *values);
 
-// Sizes shared by both: non-negative, and representable in the index type.
+// Sizes shared by both: non-negative, at most kMaxDimension, representable in the index type.
 Fault check_sizes(int64_t rows, int64_t cols, int64_t nnz, int index_bits);
 
 } // namespace tessera::sparse

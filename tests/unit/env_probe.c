@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tessera/tessera.h"
 
@@ -197,6 +198,13 @@ int main(int argc, char **argv)
         else if (!strcmp(c, "cuda_stream")) cuda_stream();
         else if (!strcmp(c, "library")) library();
         else if (!strcmp(c, "omp")) inside_openmp();
+        else if (!strncmp(c, "chdir=", 6)) {
+            /* A program that changes directory before its first CUDA question. */
+            if (chdir(c + 6) != 0) {
+                fprintf(stderr, "env_probe: cannot chdir to %s\n", c + 6);
+                return 2;
+            }
+        }
         else {
             fprintf(stderr, "env_probe: unknown command %s\n", c);
             return 2;

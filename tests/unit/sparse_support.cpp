@@ -157,6 +157,78 @@ template <typename T>
     return ::testing::AssertionSuccess();
 }
 
+// The 6 x 6 case: row 0 = {0, 1, 2} (A(0,0..2) = 1, 1, 1), rows 1..5 diagonal. DIA stores
+// diagonals +1 and +2 padded with zeros on rows 1..5; multiplying that fill by x = NaN, Inf
+// once turned finite outputs into NaN.
+Entries row_and_diagonal() {
+    Entries e;
+    e.name = "row0-and-diagonal";
+    e.rows = e.cols = 6;
+    auto add = [&](int64_t i, int64_t j, double v) {
+        e.row.push_back(i), e.col.push_back(j), e.val.push_back(v);
+    };
+    add(0, 0, 1), add(0, 1, 1), add(0, 2, 1);
+    for (int64_t i = 1; i < 6; ++i) add(i, i, 1);
+    return e;
+}
+
+// A banded random matrix with a few rows emptied and some long rows (DIA, ELL and HYB all
+// pad it), and x holding NaN, +Inf and -Inf at random places.
+Entries padded_band(std::mt19937_64 &rng) {
+    Entries e;
+    e.name = "banded";
+    e.rows = 97, e.cols = 89;
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::bernoulli_distribution keep(0.6);
+    for (int64_t i = 0; i < e.rows; ++i) {
+        if (i % 11 == 5) continue;
+        const int64_t reach = i % 13 == 0 ? 8 : 3;
+        for (int64_t j = std::max<int64_t>(0, i - reach); j < std::min<int64_t>(e.cols, i + reach); ++j)
+            if (keep(rng)) e.row.push_back(i), e.col.push_back(j), e.val.push_back(u(rng));
+    }
+    return e;
+}
+
+template <typename T>
+::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e, tsr_op op,
+                                             const std::vector<T> &x, const ProductRunner<T> &run) {
+    const bool trans = op != TSR_OP_N;
+    const int64_t out = trans ? e.cols : e.rows;
+    std::vector<T> y(size_t(std::max<int64_t>(out, 1)), std::numeric_limits<T>::quiet_NaN());
+    tsr_status s;
+    if (run) s = run(h, op, T(1), A, x, T(0), y);
+    else if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, op, 1.0f, A, x.data(), 0.0f, y.data());
+    else s = tsr_dspmv(h, op, 1.0, A, x.data(), 0.0, y.data());
+    if (s != TSR_SUCCESS)
+        return ::testing::AssertionFailure() << "status " << tsr_status_string(s) << ": " << tsr_last_error();
+    // The oracle sums only the stored entries: IEEE's NaN and Inf reach exactly the outputs of
+    // the rows (columns, transposed) that hold an entry in a non-finite x's column.
+    std::vector<long double> ref(size_t(out), 0.0L), mag(size_t(out), 0.0L);
+    std::vector<int64_t> terms(size_t(out), 0);
+    for (int64_t k = 0; k < e.nnz(); ++k) {
+        const int64_t o = trans ? e.col[size_t(k)] : e.row[size_t(k)];
+        const int64_t i = trans ? e.row[size_t(k)] : e.col[size_t(k)];
+        const long double p = (long double)T(e.val[size_t(k)]) * (long double)x[size_t(i)];
+        ref[size_t(o)] += p;
+        mag[size_t(o)] += std::fabs(p);
+        ++terms[size_t(o)];
+    }
+    const long double u = std::numeric_limits<T>::epsilon() / 2;
+    for (int64_t o = 0; o < out; ++o) {
+        const long double want = ref[size_t(o)], got = y[size_t(o)];
+        bool ok;
+        if (std::isnan(want)) ok = std::isnan(got);
+        else if (std::isinf(want)) ok = got == want;
+        else ok = std::isfinite(got) && std::fabs(got - want) <= 2.0L * (long double)(terms[size_t(o)] + 3) * u *
+                                                                    mag[size_t(o)] +
+                                                                (long double)std::numeric_limits<T>::denorm_min();
+        if (!ok)
+            return ::testing::AssertionFailure() << "y[" << o << "] = " << (double)got << ", expected "
+                                                 << (double)want << " (" << terms[size_t(o)] << " entries)";
+    }
+    return ::testing::AssertionSuccess();
+}
+
 std::string shared_matrices_dir() {
 #ifdef TESSERA_SHARED_MATRICES
     std::error_code ec;
@@ -184,5 +256,11 @@ template ::testing::AssertionResult check_product<float>(tsr_handle, tsr_sparse,
 template ::testing::AssertionResult check_product<double>(tsr_handle, tsr_sparse, const Entries &,
                                                           const ProductCase &, uint64_t,
                                                           const ProductRunner<double> &);
+template ::testing::AssertionResult check_nonfinite_x<float>(tsr_handle, tsr_sparse, const Entries &, tsr_op,
+                                                             const std::vector<float> &,
+                                                             const ProductRunner<float> &);
+template ::testing::AssertionResult check_nonfinite_x<double>(tsr_handle, tsr_sparse, const Entries &, tsr_op,
+                                                              const std::vector<double> &,
+                                                              const ProductRunner<double> &);
 
 } // namespace tessera::test

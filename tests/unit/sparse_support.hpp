@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,18 @@ using ProductRunner = std::function<tsr_status(tsr_handle h, tsr_op op, T alpha,
 template <typename T>
 ::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
                                          uint64_t seed, const ProductRunner<T> &run = {});
+
+// Matrices whose DIA, ELL and HYB forms are padded, for products with NaN and Inf in x: a 6 x 6
+// matrix (row 0 = {0, 1, 2}, then the diagonal), and a random band with empty and long rows.
+Entries row_and_diagonal();
+Entries padded_band(std::mt19937_64 &rng);
+
+// y = op(A)·x with an x that holds NaN and ±Inf: NaN and Inf must appear in exactly the
+// outputs IEEE arithmetic over the stored entries gives (no format's padding may multiply x),
+// and the finite outputs must be within the bound.
+template <typename T>
+::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e, tsr_op op,
+                                             const std::vector<T> &x, const ProductRunner<T> &run = {});
 
 // The alpha/beta cases every matrix is run with: (1, 0), (-1, 1), (0.5, -2), (0, 0.5), (0, 0).
 std::vector<ProductCase> standard_cases(tsr_op op);

@@ -38,8 +38,10 @@ struct Outcome {
 };
 
 // Runs `program` with exactly `env` as its environment and captures stdout and stderr.
+// Runs `program` with exactly `env` as its environment and captures stdout and stderr; in
+// `cwd` when it is given.
 Outcome run_program(const std::string &program, const std::vector<std::string> &args,
-        const std::vector<std::string> &env) {
+        const std::vector<std::string> &env, const std::string &cwd = {}) {
     Outcome r;
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
@@ -57,6 +59,7 @@ Outcome run_program(const std::string &program, const std::vector<std::string> &
     if (pid == 0) {
         dup2(out[1], 1);
         dup2(err[1], 2);
+        if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
         execve(program.c_str(), argv.data(), envp.data());
         _exit(127);
     }
@@ -366,9 +369,9 @@ struct Install {
         if (plugin) copy_executable(plugin, fs::path(dir.path()) / "libtessera_cuda.so");
     }
     Outcome run_probe(const std::vector<std::string> &args, std::vector<std::string> env,
-                  const std::string &library_path) const {
+                  const std::string &library_path, const std::string &cwd = {}) const {
         env.push_back("LD_LIBRARY_PATH=" + library_path);
-        return run_program(probe, args, env);
+        return run_program(probe, args, env, cwd);
     }
 };
 
@@ -482,6 +485,28 @@ TEST(Plugin, PluginOnlyOnTheSearchPathIsNotLoaded) {
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
     EXPECT_FALSE(contains(r.err + r.out, "fake plugin")) << "the plugin was found by a search\n" << r.describe();
+}
+
+// The library loaded by a relative path (LD_LIBRARY_PATH=.), then the program changes
+// directory: a plugin in the new directory must not be loaded. The library's own directory is
+// resolved to an absolute path when it is loaded, not read against the working directory of
+// the first CUDA question.
+TEST(Plugin, RelativeLoadThenChdirCannotRedirectThePlugin) {
+    Install in;
+    TempDir elsewhere;
+    ASSERT_FALSE(in.dir.path().empty() || elsewhere.path().empty()) << "mkdtemp failed";
+    copy_executable(TESSERA_FAKE_CUDA_PLUGIN, fs::path(elsewhere.path()) / "libtessera_cuda.so");
+    std::vector<std::string> questions = {"chdir=" + elsewhere.path()};
+    questions.insert(questions.end(), kCudaQuestions.begin(), kCudaQuestions.end());
+    Outcome r = in.run_probe(questions, {"TESSERA_BACKEND=cuda"}, ".", in.dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_EQ(value(r, "set_cuda"), std::to_string(TSR_ERR_BACKEND_UNAVAILABLE)) << r.describe();
+    EXPECT_FALSE(contains(r.err + r.out, "fake plugin"))
+        << "the plugin was loaded from the new working directory\n" << r.describe();
+    auto w = warnings(r);
+    ASSERT_EQ(w.size(), 1u) << r.describe();
+    EXPECT_TRUE(contains(w[0], fs::canonical(in.dir.path()).string() + "/libtessera_cuda.so"))
+        << "the reason should name the plugin's absolute path beside the library: " << w[0];
 }
 
 } // namespace

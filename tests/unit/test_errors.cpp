@@ -2,6 +2,7 @@
 // reference-BLAS routine names and parameter numbers, C untouched, checks before quick return.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <algorithm>
 #include <cstdarg>
 #include <functional>
@@ -618,5 +619,117 @@ template <typename T> void check_null_handle() {
 
 TEST(TsrApi, SgemmWithNullHandleUsesTheDefaultHandle) { check_null_handle<float>(); }
 TEST(TsrApi, DgemmWithNullHandleUsesTheDefaultHandle) { check_null_handle<double>(); }
+
+// Sizes whose extents no pointer can span: refused through every door before any memory is
+// touched. The buffers are a few elements, poisoned, with a guard of poison around C; every
+// case once crashed, hung, or wrote before C and returned success.
+struct ExtentCase {
+    const char *what;
+    char ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    int info; // the parameter the Fortran door names: the leading dimension of the matrix
+};
+
+const int64_t kBig = int64_t(1) << 40, kHuge = int64_t(1) << 61;
+const ExtentCase kExtentCases[] = {
+    {"m = n = k = ld = 2^40", 'N', 'N', kBig, kBig, kBig, kBig, kBig, kBig, 8},
+    {"ldc = INT64_MAX on a 2 x 3 C", 'N', 'N', 2, 3, 2, 2, 2, INT64_MAX, 13},
+    {"every size INT64_MAX", 'N', 'N', INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, 8},
+    {"transposed A, m = 2, k = 2^61", 'T', 'N', 2, 2, kHuge, kHuge, kHuge, 2, 8},
+    {"B of 2^40 columns of 2^40", 'N', 'N', 1, kBig, kBig, 1, kBig, 1, 10},
+    {"C of 2^40 x 2^40 with k = 0", 'N', 'N', kBig, kBig, 0, kBig, 1, kBig, 13},
+};
+
+template <typename T> void check_extents_refused() {
+    // A small call first: the library's own scratch buffers exist and are small.
+    {
+        std::vector<T> a(4, T(1)), b(4, T(1)), c(4, T(0));
+        tsr_status s;
+        if constexpr (sizeof(T) == 4)
+            s = tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 2, 2, 2, T(1), a.data(), 2, b.data(), 2, T(0), c.data(), 2);
+        else
+            s = tsr_dgemm(nullptr, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 2, 2, 2, T(1), a.data(), 2, b.data(), 2, T(0), c.data(), 2);
+        ASSERT_EQ(s, TSR_SUCCESS) << tsr_last_error();
+    }
+    constexpr size_t guard = 64;
+    for (const ExtentCase &e : kExtentCases) {
+        SCOPED_TRACE(e.what);
+        std::vector<T> a = poisoned<T>(16), b = poisoned<T>(16), all = poisoned<T>(3 * guard);
+        const std::vector<T> before = all;
+        T *C = all.data() + guard;
+        const T alpha = T(1), beta = T(0.5);
+        // tsr_*: both layouts (a row-major call swaps the roles of A and B)
+        for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR}) {
+            const tsr_op ta = e.ta == 'N' ? TSR_OP_N : TSR_OP_T, tb = e.tb == 'N' ? TSR_OP_N : TSR_OP_T;
+            const int64_t m = layout == TSR_COL_MAJOR ? e.m : e.n, n = layout == TSR_COL_MAJOR ? e.n : e.m;
+            const T *A = layout == TSR_COL_MAJOR ? a.data() : b.data(), *B = layout == TSR_COL_MAJOR ? b.data() : a.data();
+            const tsr_op opa = layout == TSR_COL_MAJOR ? ta : tb, opb = layout == TSR_COL_MAJOR ? tb : ta;
+            const int64_t lda = layout == TSR_COL_MAJOR ? e.lda : e.ldb, ldb = layout == TSR_COL_MAJOR ? e.ldb : e.lda;
+            tsr_status s;
+            if constexpr (sizeof(T) == 4)
+                s = tsr_sgemm(nullptr, layout, opa, opb, m, n, e.k, alpha, A, lda, B, ldb, beta, C, e.ldc);
+            else
+                s = tsr_dgemm(nullptr, layout, opa, opb, m, n, e.k, alpha, A, lda, B, ldb, beta, C, e.ldc);
+            EXPECT_EQ(s, TSR_ERR_INVALID_ARGUMENT) << tsr_last_error();
+            EXPECT_NE(std::string(tsr_last_error()).find("beyond the address space"), std::string::npos)
+                << tsr_last_error();
+        }
+        // the ILP64 Fortran door
+        reset_seen();
+        const T tbeta = beta;
+        if constexpr (sizeof(T) == 4)
+            sgemm_64_(&e.ta, &e.tb, &e.m, &e.n, &e.k, &alpha, a.data(), &e.lda, b.data(), &e.ldb, &tbeta, C, &e.ldc, 1, 1);
+        else
+            dgemm_64_(&e.ta, &e.tb, &e.m, &e.n, &e.k, &alpha, a.data(), &e.lda, b.data(), &e.ldb, &tbeta, C, &e.ldc, 1, 1);
+        EXPECT_EQ(seen().fortran_calls, 1);
+        EXPECT_EQ(seen().info32, e.info);
+        // the ILP64 CBLAS door, column-major: the Fortran number plus one
+        reset_seen();
+        const int cta = e.ta == 'N' ? 111 : 112, ctb = e.tb == 'N' ? 111 : 112;
+        if constexpr (sizeof(T) == 4)
+            cblas_sgemm_64(102, cta, ctb, e.m, e.n, e.k, alpha, a.data(), e.lda, b.data(), e.ldb, beta, C, e.ldc);
+        else
+            cblas_dgemm_64(102, cta, ctb, e.m, e.n, e.k, alpha, a.data(), e.lda, b.data(), e.ldb, beta, C, e.ldc);
+        EXPECT_EQ(seen().cblas_calls, 1);
+        EXPECT_EQ(seen().cblas_info, e.info + 1);
+        EXPECT_TRUE(same_bytes(all.data(), before.data(), all.size() * sizeof(T))) << "memory around C was written";
+    }
+}
+
+TEST(ExtentErrors, SgemmRefusesExtentsBeyondTheAddressSpace) { check_extents_refused<float>(); }
+TEST(ExtentErrors, DgemmRefusesExtentsBeyondTheAddressSpace) { check_extents_refused<double>(); }
+
+// Only what the call reads is held to the address space: with m = 0 nothing is read (a quick
+// return), however large B is described.
+TEST(ExtentErrors, MatricesTheCallDoesNotReadAreNotChecked) {
+    const int big = INT32_MAX, two = 2, zero_m = 0;
+    const double one = 1, zero = 0;
+    std::vector<double> c = poisoned<double>(4);
+    const std::vector<double> before = c;
+    reset_seen();
+    dgemm_("N", "N", &zero_m, &two, &big, &one, c.data(), &two, c.data(), &big, &zero, c.data(), &two, 1, 1);
+    EXPECT_EQ(seen().fortran_calls, 0);
+    EXPECT_TRUE(same_bytes(c.data(), before.data(), c.size() * sizeof(double)));
+}
+
+// tsr_set_num_threads: 1 to 4096, as the environment variable; more once made 12,874 OS
+// threads, and INT_MAX crashed inside the OpenMP runtime.
+TEST(TsrApi, NumThreadsIsBounded) {
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    EXPECT_EQ(tsr_set_num_threads(h, 4096), TSR_SUCCESS);
+    EXPECT_EQ(tsr_set_num_threads(h, 2), TSR_SUCCESS);
+    for (int bad : {0, -1, 4097, 100000, INT_MAX}) {
+        EXPECT_EQ(tsr_set_num_threads(h, bad), TSR_ERR_INVALID_ARGUMENT) << bad;
+        EXPECT_NE(std::string(tsr_last_error()).find("4096"), std::string::npos) << tsr_last_error();
+    }
+    // the refused values left the handle's count as it was: a product runs on 2 threads
+    std::vector<double> a(64 * 64, 1.0), c(64 * 64, 0.0);
+    EXPECT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 64, 64, 64, 1.0, a.data(), 64, a.data(), 64,
+                        0.0, c.data(), 64),
+              TSR_SUCCESS);
+    EXPECT_EQ(c[0], 64.0);
+    EXPECT_EQ(tsr_destroy(h), TSR_SUCCESS);
+}
 
 } // namespace

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <vector>
 
@@ -148,6 +149,31 @@ INSTANTIATE_TEST_SUITE_P(Backends, GemmSemantics,
                          [](const auto &info) {
                              return std::string(info.param == TSR_BACKEND_CPU ? "cpu" : "reference");
                          });
+
+// The reference backend is an oracle: its sums are carried in double (long double for
+// dgemm). A naive float sum of 2^22 positive terms once erred by 2e-3.
+TEST(ReferenceBackend, SgemmAccumulatesInDouble) {
+    tsr_handle h;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_REFERENCE), TSR_SUCCESS);
+    const int64_t k = int64_t(1) << 22;
+    std::vector<float> a(static_cast<size_t>(k)), b(static_cast<size_t>(k));
+    uint64_t state = 0x9E3779B97F4A7C15ull ^ uint64_t(std::time(nullptr));
+    auto next = [&] { // xorshift: fresh positive values in (0, 1)
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return float(double(state >> 40) / double(1ull << 24)) + 1e-3f;
+    };
+    for (int64_t l = 0; l < k; ++l) a[size_t(l)] = next(), b[size_t(l)] = next();
+    long double exact = 0;
+    for (int64_t l = 0; l < k; ++l) exact += (long double)a[size_t(l)] * b[size_t(l)];
+    float c = 0;
+    ASSERT_EQ(tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, k, 1.0f, a.data(), 1, b.data(), k, 0.0f, &c, 1),
+              TSR_SUCCESS);
+    // one rounding to float at the end, and the double sum's own error far below it
+    const long double rel = std::fabs((long double)c - exact) / exact;
+    EXPECT_LE(rel, 2 * std::numeric_limits<float>::epsilon()) << "relative error " << double(rel);
+    tsr_destroy(h);
+}
 
 } // namespace
 } // namespace tessera::test

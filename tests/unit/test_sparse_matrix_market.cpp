@@ -87,6 +87,30 @@ TEST(MatrixMarket, MalformedFilesAreRefused) {
     expect_error("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 x\n", "expected a column index");
 }
 
+// Counts that no file of this size can hold are refused before memory is reserved for them:
+// 2^62 symmetric entries (whose doubling overflowed), 10^12 entries in a short file.
+TEST(MatrixMarket, AnnouncedCountsBeyondTheFileAreRefused) {
+    expect_error("%%MatrixMarket matrix coordinate real symmetric\n4 4 4611686018427387904\n1 1 1\n",
+                 "announces 4611686018427387904 entries, but only 6 bytes follow");
+    expect_error("%%MatrixMarket matrix coordinate pattern general\n9 9 1000000000000\n1 1\n2 2\n",
+                 "announces 1000000000000 entries");
+    // The largest count the bytes allow is still read (and then found short, or right).
+    expect_error("%%MatrixMarket matrix coordinate pattern general\n9 9 3\n1 1\n2 2\n", "only 2 of the 3");
+}
+
+// A device or a pipe has no end to read to: refused by name, not read until memory runs out.
+TEST(MatrixMarket, OnlyRegularFilesAreRead) {
+    for (const char *path : {"/dev/zero", "/dev/null", "/tmp"}) {
+        try {
+            tessera::bench::read_matrix_market(path);
+            ADD_FAILURE() << path << ": no error";
+        } catch (const MatrixMarketError &e) {
+            EXPECT_NE(std::string(e.what()).find(std::string(path) + ": not a regular file"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST(MatrixMarket, MissingFileIsNamed) {
     try {
         tessera::bench::read_matrix_market("/nonexistent/dir/m.mtx");

@@ -113,5 +113,49 @@ TEST(Strassen, ArgumentsAndSmallProductsStayClassical) {
     tsr_destroy(plain);
 }
 
+// Inf and NaN with Strassen on: exactly the classical product's non-finite entries. Once an
+// Inf at A(0,0) of a 300 x 290 x 280 product made 435 non-finite entries instead of row 0's
+// 290, and NaN at C(0,0) instead of Inf.
+template <typename T> void check_nonfinite_exact(int levels) {
+    tsr_handle classical, strassen;
+    ASSERT_EQ(tsr_create(&classical), TSR_SUCCESS);
+    ASSERT_EQ(tsr_create(&strassen), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(classical, TSR_BACKEND_CPU), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(strassen, TSR_BACKEND_CPU), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_strassen(strassen, levels, 16), TSR_SUCCESS);
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    struct Poison {
+        bool in_a;
+        int64_t i, j;
+        T value;
+    };
+    for (Poison p : {Poison{true, 0, 0, inf}, Poison{true, 137, 11, -inf}, Poison{false, 5, 288, nan},
+                     Poison{false, 279, 0, inf}}) {
+        GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 300, 290, 280, 1.0, 0.0};
+        auto A = random_matrix<T>(300, 280, TSR_COL_MAJOR, 1, T(0));
+        auto B = random_matrix<T>(280, 290, TSR_COL_MAJOR, 2, T(0));
+        (p.in_a ? A : B).at(p.i, p.j) = p.value;
+        auto ours = random_matrix<T>(300, 290, TSR_COL_MAJOR, 0, T(0)), plain = ours;
+        ASSERT_EQ(run_gemm(strassen, c, A, B, ours), TSR_SUCCESS) << tsr_last_error();
+        ASSERT_EQ(run_gemm(classical, c, A, B, plain), TSR_SUCCESS) << tsr_last_error();
+        int64_t nonfinite = 0;
+        for (int64_t j = 0; j < 290; ++j)
+            for (int64_t i = 0; i < 300; ++i) {
+                const T got = ours.at(i, j), want = plain.at(i, j);
+                nonfinite += !std::isfinite(want);
+                if (std::isnan(want)) ASSERT_TRUE(std::isnan(got)) << i << "," << j;
+                else if (std::isinf(want)) ASSERT_EQ(got, want) << i << "," << j;
+                else ASSERT_TRUE(std::isfinite(got)) << i << "," << j << " = " << got;
+            }
+        // a row of C (from A) or a column (from B), no more
+        EXPECT_EQ(nonfinite, p.in_a ? 290 : 300);
+    }
+    tsr_destroy(classical);
+    tsr_destroy(strassen);
+}
+
+TEST(StrassenNonFinite, OneLevelFloat) { check_nonfinite_exact<float>(1); }
+TEST(StrassenNonFinite, TwoLevelsDouble) { check_nonfinite_exact<double>(2); }
+
 } // namespace
 } // namespace tessera::test

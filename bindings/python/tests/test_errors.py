@@ -54,3 +54,72 @@ def test_messages_are_per_thread():
 
 def test_successful_calls_do_not_raise():
     tessera.gemm(np.ones((3, 3)), np.ones((3, 3)))
+
+
+def _misaligned(values, dtype):
+    """A 1-D array of `values` whose data starts one byte past an aligned address."""
+    values = np.asarray(values, dtype=dtype)
+    buf = bytearray(values.nbytes + 1)
+    out = np.frombuffer(buf, dtype=dtype, offset=1, count=values.size)
+    out[...] = values
+    assert not out.flags.aligned
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_misaligned_operands_are_copied_not_passed(dtype):
+    rng = np.random.default_rng()
+    a_vals, b_vals = rng.standard_normal(6), rng.standard_normal(6)
+    a = _misaligned(a_vals, dtype).reshape(2, 3)
+    b = _misaligned(b_vals, dtype).reshape(3, 2)
+    c = tessera.gemm(a, b)
+    want = a_vals.reshape(2, 3) @ b_vals.reshape(3, 2)
+    np.testing.assert_allclose(c, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    c_bad = _misaligned(np.zeros(4), dtype).reshape(2, 2)
+    with pytest.raises(ValueError, match="aligned"):
+        tessera.gemm(a, b, c_bad)
+
+
+@needs_sparse
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_misaligned_vectors_and_arrays_in_sparse_calls(dtype):
+    rng = np.random.default_rng()
+    vals = rng.standard_normal(3)
+    A = tessera.SparseMatrix.from_coo(_misaligned([0, 1, 1], np.int64), _misaligned([0, 0, 1], np.int64),
+                                      _misaligned(vals, dtype), (2, 2))
+    dense = np.array([[vals[0], 0.0], [vals[1], vals[2]]])
+    x_vals = rng.standard_normal(2)
+    x = _misaligned(x_vals, dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(A @ x, dense @ x_vals, rtol=tol)
+    np.testing.assert_allclose(tessera.spmv(1.0, A, x), dense @ x_vals, rtol=tol)
+    X = _misaligned(rng.standard_normal(4), dtype).reshape(2, 2)
+    np.testing.assert_allclose(A @ X, dense @ X.astype(np.float64), rtol=tol)
+    with pytest.raises(ValueError, match="aligned"):
+        tessera.spmv(1.0, A, x, 0.0, _misaligned([0.0, 0.0], dtype))
+
+
+@pytest.mark.parametrize("bad", ["3", b"3", None, [1.0], 1j, True])
+def test_scalars_must_be_real_numbers(bad):
+    a = np.ones((2, 2))
+    with pytest.raises(TypeError, match="alpha"):
+        tessera.gemm(a, a, alpha=bad)
+    with pytest.raises(TypeError, match="beta"):
+        tessera.gemm(a, a, np.zeros((2, 2)), beta=bad)
+    # numpy scalars and 0-d arrays are numbers
+    np.testing.assert_allclose(tessera.gemm(a, a, alpha=np.float32(2), beta=np.array(0.0)), 4.0)
+
+
+@needs_sparse
+def test_sparse_scalars_must_be_real_numbers():
+    A = tessera.SparseMatrix.from_coo([0], [0], [1.0], (1, 1))
+    with pytest.raises(TypeError, match="alpha"):
+        tessera.spmv("3", A, np.ones(1))
+
+
+@needs_sparse
+def test_sizes_beyond_memory_are_refused_not_fatal():
+    # the allocation's size once wrapped to zero and the interpreter died
+    for shape in [(2**61 - 1, 1), (1, 2**61 - 1), (2**62, 2)]:
+        with pytest.raises(tessera.TesseraError):
+            tessera.SparseMatrix.from_coo([], [], [], shape)

@@ -1,5 +1,7 @@
 # What the bindings need to know of an array: element type, shape, strides, address, and whether
 # it lives in host memory (numpy) or on a CUDA device (__cuda_array_interface__, e.g. cupy).
+import numbers
+
 import numpy as np
 
 FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -96,3 +98,25 @@ def storage(arr):
 def contiguous_vector(arr):
     """Whether a 1-D array's elements are adjacent (so its address can be passed as is)."""
     return arr.strides is not None and (arr.shape[0] <= 1 or arr.strides[0] == 1)
+
+
+def aligned_array(obj, xp=np, order="C", dtype=None):
+    """obj as an array of that order and dtype whose elements are aligned: obj itself when it
+    already is one, else a copy (numpy's ascontiguousarray keeps a misaligned array as it is,
+    and the library must never be handed a misaligned pointer)."""
+    out = xp.asarray(obj, dtype=dtype, order=order)
+    if xp is np and not out.flags.aligned:
+        out = np.array(out, dtype=dtype, order=order, copy=True)
+    return out
+
+
+def real_scalar(value, name, function):
+    """A real scalar argument (alpha, beta) as a float: Python and numpy numbers and 0-d
+    arrays; strings, complex numbers and other objects are refused with TypeError."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"{function}: {name} must be real, not {value!r}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError(f"{function}: {name} must be a real number, not {value!r}")
+    return float(value)

@@ -3,22 +3,13 @@
 import numpy as np
 
 from . import _device
-from ._arrays import check_float_dtype, describe, is_device_array, storage
+from ._arrays import check_float_dtype, describe, is_device_array, real_scalar, storage
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
 
 _ROW_MAJOR, _COL_MAJOR = 101, 102
 _OP_N, _OP_T = 111, 112
-
-
-def _scalar(value, name):
-    if isinstance(value, (complex, np.complexfloating)):
-        raise TypeError(f"tessera.gemm: {name} must be real, not {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"tessera.gemm: {name} must be a real number, not {value!r}") from None
 
 
 def _flag(value, name):
@@ -38,7 +29,7 @@ def _operand(x, name, layout, copy):
         if found:
             return x, True, found[0][1]
         x = describe(copy(x.obj), name)
-    raise AssertionError(f"tessera.gemm: no usable storage for {name} after a copy")
+    raise RuntimeError(f"tessera.gemm: no usable storage for {name} after a copy")
 
 
 def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, handle=None):
@@ -62,7 +53,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, han
     lib = library()
     hp = handle_parameter(handle)
     trans_a, trans_b = _flag(trans_a, "trans_a"), _flag(trans_b, "trans_b")
-    alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+    alpha, beta = real_scalar(alpha, "alpha", fn), real_scalar(beta, "beta", fn)
 
     given = [x for x in (a, b, c) if x is not None]
     device = [is_device_array(x) for x in given]
@@ -116,8 +107,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, han
         _device.require_cuda(fn)
         hp = handle_parameter(_device.device_handle(handle, fn))
 
-    def copy(x):
-        return (_device.module_of(a) if on_device else np).ascontiguousarray(x)
+    def copy(x):  # a fresh C-ordered array: aligned, whatever x was
+        return (_device.module_of(a) if on_device else np).array(x, order="C", copy=True)
 
     if c is None:
         c = (_device.module_of(a) if on_device else np).empty((m, n), dtype=dtype)

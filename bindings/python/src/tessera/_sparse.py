@@ -6,7 +6,8 @@ import operator
 import numpy as np
 
 from . import _device
-from ._arrays import FLOAT_TYPES, contiguous_vector, describe, is_device_array
+from ._arrays import (FLOAT_TYPES, aligned_array, contiguous_vector, describe, is_device_array,
+                      real_scalar)
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
@@ -48,8 +49,8 @@ def _index_arrays(arrays, names, function):
             raise TypeError(f"{function}: {name} must hold integers, not {x.dtype}")
         out.append(x)
     if all(x.dtype == np.int32 for x in out):
-        return [np.ascontiguousarray(x) for x in out], _I32
-    return [np.ascontiguousarray(x, dtype=np.int64) for x in out], _I64
+        return [aligned_array(x) for x in out], _I32
+    return [aligned_array(x, dtype=np.int64) for x in out], _I64
 
 
 def _shape(shape, function):
@@ -86,7 +87,7 @@ class SparseMatrix:
         lib = _library_with_sparse(function)
         rows, cols = _shape(shape, function)
         dtype = _value_dtype(data, dtype, function)
-        values = np.ascontiguousarray(np.asarray(data), dtype=dtype)
+        values = aligned_array(np.asarray(data), dtype=dtype)
         if values.ndim != 1:
             raise ValueError(f"{function}: data must be 1-D, but has shape {values.shape}")
         first_name = "indptr" if kind == "csr" else "row"
@@ -292,12 +293,12 @@ def _product(matrix, trans, x):
     else:
         xp = np
     if X.ndim == 1:
-        x_obj = X.obj if contiguous_vector(X) else xp.ascontiguousarray(X.obj)
+        x_obj = X.obj if contiguous_vector(X) else aligned_array(X.obj, xp)
         y = xp.empty(out_n, dtype=matrix.dtype)
         _call(matrix, trans, 1.0, _address(x_obj), 0.0, _address(y), handle)
         return y
     columns = X.shape[1]
-    x_obj = xp.asfortranarray(X.obj)  # each column contiguous
+    x_obj = aligned_array(X.obj, xp, order="F")  # each column contiguous
     y = xp.empty((out_n, columns), dtype=matrix.dtype, order="F")
     item = np.dtype(matrix.dtype).itemsize
     xa, ya = _address(x_obj), _address(y)
@@ -324,10 +325,7 @@ def spmv(alpha, A, x, beta=0.0, y=None, *, handle=None):
     matrix, trans = _unwrap(A, function)
     if matrix._ptr is None:
         raise ValueError(f"{function}: the matrix is closed")
-    for value, name in ((alpha, "alpha"), (beta, "beta")):
-        if isinstance(value, (complex, np.complexfloating)):
-            raise TypeError(f"{function}: {name} must be real, not {value!r}")
-    alpha, beta = float(alpha), float(beta)
+    alpha, beta = real_scalar(alpha, "alpha", function), real_scalar(beta, "beta", function)
     out_n, in_n = _sizes(matrix, trans)
     op = "A.T" if trans else "A"
     arrays = [v for v in (x, y) if v is not None]
@@ -359,7 +357,7 @@ def spmv(alpha, A, x, beta=0.0, y=None, *, handle=None):
         raise ValueError(f"{function}: y is read-only")
     if not contiguous_vector(Y):
         raise ValueError(f"{function}: y (strides {getattr(y, 'strides', None)}) cannot be "
-                         "written in place: pass a contiguous array")
+                         "written in place: pass a contiguous, aligned array")
     if not on_device and np.may_share_memory(X.obj, y):
         raise ValueError(f"{function}: y shares memory with x")
     h = handle if handle is not None else matrix._handle
@@ -367,6 +365,6 @@ def spmv(alpha, A, x, beta=0.0, y=None, *, handle=None):
         h = _device.device_handle(h, function)
     x_obj = X.obj
     if not contiguous_vector(X):
-        x_obj = (_device.module_of(x) if on_device else np).ascontiguousarray(X.obj)
+        x_obj = aligned_array(X.obj, _device.module_of(x) if on_device else np)
     _call(matrix, trans, alpha, _address(x_obj), beta, _address(y), h)
     return y
