@@ -1,9 +1,11 @@
 // tsr_sparse_optimize on the storage: the structure is analysed on first need, the format is
-// chosen (AUTO) or checked against the padding limit (ELL, DIA), then converted from CSR.
+// chosen (AUTO) or checked against the padding limit (ELL, DIA) and, for DIA, against stored
+// zeros; then converted from CSR.
 #include "sparse/optimize.hpp"
 
 #include <cinttypes>
 #include <cstdio>
+#include <string>
 
 #include "sparse/convert.hpp"
 
@@ -28,6 +30,12 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
         } else if (requested == TSR_FORMAT_DIA) {
             std::snprintf(detail, sizeof detail, "%" PRId64 " diagonals", s.ndiag);
             refusal = padding_fault("DIA", s.dia_slots, s.row.nnz, detail);
+            // DIA's kernels skip zero values so that its fill never multiplies x; a stored zero
+            // would be skipped alike, and 0·NaN would not give NaN as the other formats do.
+            if (refusal.empty() && s.stored_zeros > 0)
+                refusal = "DIA cannot tell the matrix's " + std::to_string(s.stored_zeros) +
+                          " stored zeros from its fill (a zero times an Inf or NaN of x must give NaN); "
+                          "use CSR, ELL, HYB or TSR_FORMAT_AUTO";
         }
         if (!refusal.empty()) return {refusal, true};
         plan.format = requested;

@@ -129,8 +129,8 @@ TEST(SparseNonFinite, EveryFormatOnTheCpuDouble) { check_nonfinite<double>(TSR_B
 TEST(SparseNonFinite, EveryFormatOnTheReferenceFloat) { check_nonfinite<float>(TSR_BACKEND_REFERENCE); }
 TEST(SparseNonFinite, EveryFormatOnTheReferenceDouble) { check_nonfinite<double>(TSR_BACKEND_REFERENCE); }
 
-// DIA cannot tell a stored zero from its fill, and skips both: AUTO therefore never picks DIA
-// for a matrix that stores zeros (a tridiagonal matrix it otherwise would).
+// DIA cannot tell a stored zero from its fill, and skips both: a matrix that stores zeros is
+// never put in DIA, by AUTO (a tridiagonal matrix it otherwise would choose) or by name.
 TEST(SparseNonFinite, AutoAvoidsDiaForStoredZeros) {
     const int64_t n = 4096;
     for (int zeros = 0; zeros < 2; ++zeros) {
@@ -150,7 +150,15 @@ TEST(SparseNonFinite, AutoAvoidsDiaForStoredZeros) {
         // AUTO may choose
         std::vector<double> x(size_t(n), 1.0);
         x[8] = std::numeric_limits<double>::quiet_NaN();
-        if (zeros) EXPECT_TRUE(tessera::test::check_nonfinite_x<double>(nullptr, A, e, TSR_OP_N, x));
+        if (zeros) {
+            EXPECT_TRUE(tessera::test::check_nonfinite_x<double>(nullptr, A, e, TSR_OP_N, x));
+            // asked for by name, DIA is refused, and the matrix keeps the format it had
+            EXPECT_EQ(tsr_sparse_optimize(nullptr, A, TSR_FORMAT_DIA), TSR_ERR_NOT_SUPPORTED);
+            EXPECT_NE(std::string(tsr_last_error()).find("1 stored zeros"), std::string::npos) << tsr_last_error();
+            tsr_format kept = TSR_FORMAT_AUTO;
+            ASSERT_EQ(tsr_sparse_get_format(A, &kept), TSR_SUCCESS);
+            EXPECT_EQ(kept, f);
+        }
         EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
     }
 }

@@ -28,10 +28,13 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
 #pragma GCC unroll 16
         for (int j = 0; j < NC; ++j) acc[v][j] = V::zero();
     for (int64_t l = 0; l < k; ++l) {
+        // Indexed, not stepped: a pointer advanced past the last column could leave the address
+        // space (lda near INT64_MAX with k = 1), which is undefined even if never read.
+        const typename V::T *al = a + l * lda;
         Vec av[MV];
 #pragma GCC unroll 4
-        for (int v = 0; v + 1 < MV; ++v) av[v] = V::loadu(a + v * L);
-        av[MV - 1] = V::maskload(a + (MV - 1) * L, last);
+        for (int v = 0; v + 1 < MV; ++v) av[v] = V::loadu(al + v * L);
+        av[MV - 1] = V::maskload(al + (MV - 1) * L, last);
         const typename V::T *bl = b + l * b_rs;
 #pragma GCC unroll 16
         for (int j = 0; j < NC; ++j) {
@@ -39,7 +42,6 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
 #pragma GCC unroll 4
             for (int v = 0; v < MV; ++v) acc[v][j] = V::fma(av[v], bj, acc[v][j]);
         }
-        a += lda;
     }
     const Vec va = V::set1(alpha), vb = V::set1(beta);
     const bool read_c = beta != typename V::T(0);
