@@ -220,6 +220,21 @@ TEST(Environment, UnknownBackendWarnsOnceAndMeansAuto) {
 
 // ---- thread counts ----
 
+// A value of 100 KB is named by its first 64 bytes, not echoed whole.
+TEST(Environment, LongBadValuesAreCutInTheWarning) {
+    const std::string huge(100000, 'x');
+    Outcome r = probe({"backend"}, {"TESSERA_BACKEND=" + huge, "TESSERA_NUM_THREADS=" + huge});
+    ASSERT_EQ(r.exit_code, 0) << r.describe().substr(0, 2000);
+    auto w = warnings(r);
+    ASSERT_EQ(w.size(), 2u) << r.err.size();
+    for (const auto &line : w) {
+        EXPECT_LT(line.size(), 300u) << line.substr(0, 300);
+        EXPECT_TRUE(contains(line, std::string(64, 'x') + "'... (cut)")) << line.substr(0, 300);
+        EXPECT_FALSE(contains(line, std::string(65, 'x'))) << line.substr(0, 300);
+    }
+    EXPECT_EQ(value(r, "handle_backend"), "auto");
+}
+
 TEST(Environment, NumThreadsVariableSetsTheThreadCount) {
     for (int n : {1, 3}) {
         SCOPED_TRACE(n);
