@@ -34,10 +34,15 @@ std::mt19937_64 case_rng(std::uint64_t seed, const GemmCase &c) {
 }
 
 // A rows×cols operand in `layout`, as a column-major Matrix over the same memory: a
-// row-major rows×cols matrix is a column-major cols×rows one. Leading dimensions are tight.
-template <class T> Matrix<T> operand(tsr_layout layout, std::int64_t rows, std::int64_t cols) {
-    return layout == TSR_COL_MAJOR ? Matrix<T>(rows, cols) : Matrix<T>(cols, rows);
+// row-major rows×cols matrix is a column-major cols×rows one. The leading dimension is tight
+// plus `pad` elements (the sweep's).
+template <class T> Matrix<T> operand(tsr_layout layout, std::int64_t rows, std::int64_t cols, std::int64_t pad = 0) {
+    const std::int64_t stored = layout == TSR_COL_MAJOR ? rows : cols;
+    return layout == TSR_COL_MAJOR ? Matrix<T>(rows, cols, std::max<std::int64_t>(stored, 1) + pad)
+                                   : Matrix<T>(cols, rows, std::max<std::int64_t>(stored, 1) + pad);
 }
+
+template <class T> void fill_zero(Matrix<T> &c) { std::fill_n(c.data(), c.size(), T(0)); }
 
 SideResult summarize_side(const std::string &name, const std::vector<double> &samples, double flops,
                           double error, std::optional<double> peak_gflops) {
@@ -133,8 +138,8 @@ void GemmBench::run_typed(const GemmCase &c,
     const auto [m, n, k] = c.shape;
     const bool an = c.ops.transa == TSR_OP_N, bn = c.ops.transb == TSR_OP_N;
     std::mt19937_64 rng = case_rng(options_.seed, c);
-    Matrix<T> A = operand<T>(c.layout, an ? m : k, an ? k : m);
-    Matrix<T> B = operand<T>(c.layout, bn ? k : n, bn ? n : k);
+    Matrix<T> A = operand<T>(c.layout, an ? m : k, an ? k : m, c.pad_a);
+    Matrix<T> B = operand<T>(c.layout, bn ? k : n, bn ? n : k, c.pad_b);
     fill_uniform(A, rng);
     fill_uniform(B, rng);
 
@@ -142,7 +147,7 @@ void GemmBench::run_typed(const GemmCase &c,
     call.layout = c.layout;
     call.transa = c.ops.transa, call.transb = c.ops.transb;
     call.m = m, call.n = n, call.k = k;
-    call.alpha = T(1), call.beta = T(0);
+    call.alpha = T(1), call.beta = T(c.beta);
     call.A = A.data(), call.lda = A.ld();
     call.B = B.data(), call.ldb = B.ld();
 
@@ -153,7 +158,7 @@ void GemmBench::run_typed(const GemmCase &c,
         GemmCall<T> call;
     };
     auto contender = [&](GemmProvider *provider) {
-        Contender ct{provider, operand<T>(c.layout, m, n), call};
+        Contender ct{provider, operand<T>(c.layout, m, n, c.pad_c), call};
         ct.call.C = ct.C.data(), ct.call.ldc = ct.C.ld();
         return ct;
     };
@@ -177,6 +182,7 @@ void GemmBench::run_typed(const GemmCase &c,
         record.threads = session_.threads;
         record.alpha = double(call.alpha);
         record.beta = double(call.beta);
+        record.ld = c.ld_text();
         record.peak_gflops = peak;
 
         std::string why;
@@ -189,12 +195,15 @@ void GemmBench::run_typed(const GemmCase &c,
         }
         try {
             if (!reference) {
+                // The product alone: a beta != 0 case's error comes from a call on C = 0.
+                GemmCall<T> product = call;
+                product.beta = T(0);
                 if constexpr (std::is_same_v<T, float>) {
                     GemmProvider *f64 = openblas_ ? openblas_.get() : blis_.get();
-                    if (f64 && !settings_.sampled_reference) reference = GemmReference::full_from_f64(call, *f64);
+                    if (f64 && !settings_.sampled_reference) reference = GemmReference::full_from_f64(product, *f64);
                 }
                 if (!reference)
-                    reference = GemmReference::sampled(call, kSampledEntries, options_.seed);
+                    reference = GemmReference::sampled(product, kSampledEntries, options_.seed);
             }
             record.reference = reference->method();
 
@@ -219,8 +228,11 @@ void GemmBench::run_typed(const GemmCase &c,
             // own cost (tens of nanoseconds a read) stays out of the per-call time.
             const int batch = gpu ? 1 : host_batch(c.shape.flops());
             std::vector<TimedSide> sides;
+            // beta == 0: C is NaN, so an unwritten element shows in the error. Otherwise C
+            // starts at zero and is read by every call (its values drift from rep to rep).
             for (Contender *ct : all) {
-                fill_nan(ct->C);
+                if (call.beta == T(0)) fill_nan(ct->C);
+                else fill_zero(ct->C);
                 ct->provider->new_operands();
                 sides.push_back({ct->provider->name(), [ct, batch] {
                                      if (batch == 1) return ct->provider->timed_gemm(ct->call);
@@ -230,7 +242,14 @@ void GemmBench::run_typed(const GemmCase &c,
                                  }});
             }
             auto samples = run_interleaved(sides, plan_);
-            for (Contender *ct : all) ct->provider->fetch_result();
+            for (Contender *ct : all) {
+                if (call.beta != T(0)) { // the error from one call on C = 0: beta·C adds nothing
+                    fill_zero(ct->C);
+                    ct->provider->new_operands();
+                    ct->provider->gemm(ct->call);
+                }
+                ct->provider->fetch_result();
+            }
 
             const double flops = c.shape.flops();
             auto side = [&](std::size_t i) {

@@ -33,6 +33,7 @@ struct GemmRecord {
     tsr_backend backend = TSR_BACKEND_CPU;
     int threads = 1;
     double alpha = 1, beta = 0;
+    std::string ld; // the sweep's padded leading dimensions ("lda+3,ldb+0,ldc+7"), "" when tight
     std::string status = "ok"; // "ok", "unavailable" (backend cannot run here), "failed"
     std::string message;       // why, when not ok
     std::optional<SideResult> ours, anchor, blis; // anchor: OpenBLAS (cuBLAS for backend cuda)

@@ -11,6 +11,7 @@
 #include "gemm_bench.hpp"
 #include "gemm_options.hpp"
 #include "gemm_report.hpp"
+#include "gemm_sweep.hpp"
 #include "json_writer.hpp"
 #include "session.hpp"
 #include "session_json.hpp"
@@ -56,7 +57,11 @@ void print_method(std::ostream &out, const Session &s, const GemmOptions &gemm_o
     const TimingPlan plan = GemmBench::timing_plan(o, s.threads, cpu_anchors_time(s, gemm_options));
     const char *f64 = s.openblas ? "OpenBLAS" : "BLIS";
     const bool full = s.any_anchor() && !gemm_options.sampled_reference;
-    out << "method: C = op(A)*op(B), alpha 1, beta 0, uniform random data in [-1, 1];\n"
+    out << (gemm_options.sweep_count > 0
+                ? "method: the sweep's random cases (seed " + std::to_string(o.seed) +
+                      "): C = op(A)*op(B) + beta*C, alpha 1, beta 0 or 0.5, leading dimensions padded;\n"
+                      "        uniform random data in [-1, 1]; a beta 0.5 case's error from one call on C = 0;\n"
+                : std::string("method: C = op(A)*op(B), alpha 1, beta 0, uniform random data in [-1, 1];\n"))
         << "        warm-up, then " << anchors_phrase(s, gemm_options) << " of >= " << plan.turn_time
         << " s (settle " << plan.settle << " s before each); median of >= " << o.min_reps
         << " reps and >= " << o.min_time << " s per side\n"
@@ -112,6 +117,10 @@ void write_json(std::ostream &out, const Session &session, const GemmOptions &ge
     json.key("records").begin_array();
     for (const auto &r : records) write_gemm_record(json, r);
     json.end_array();
+    if (gemm_options.sweep_count > 0) {
+        json.key("sweep");
+        write_sweep_json(json, summarize_sweep(records), options.seed);
+    }
     json.end_object();
     json.finish();
 }
@@ -165,6 +174,7 @@ int run_gemm_command(ArgCursor &args) {
         });
     }
 
+    if (options.sweep_count > 0) print_sweep(log, summarize_sweep(records), options.common.seed);
     if (!json_out.emit([&](std::ostream &out) { write_json(out, session, options, records); })) return 1;
     return failed ? 1 : 0;
 }

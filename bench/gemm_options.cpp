@@ -3,6 +3,8 @@
 #include "gemm_options.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 #include "backend_names.hpp"
 #include "gemm_presets.hpp"
@@ -15,6 +17,11 @@ constexpr std::int64_t kMaxDim = std::int64_t(1) << 20;
 // The reference backend is plain loops (about 1 GFLOP/s): by default it runs only where
 // m·n·k is at most 256³.
 constexpr double kDefaultReferenceWork = 256.0 * 256.0 * 256.0;
+
+// The sweep: cases per precision, the range of m, n and k, and the default cap on m·n·k.
+constexpr int kDefaultSweepCount = 300;
+constexpr double kSweepMin = 16, kSweepMax = 16384;
+constexpr double kSweepCapCpu = 1024.0 * 1024.0 * 1024.0, kSweepCapCuda = 4096.0 * 4096.0 * 4096.0;
 
 // "N" (a square N×N×N product) or "MxNxK".
 GemmShape parse_shape(const std::string &item, std::string_view what) {
@@ -130,9 +137,17 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
             auto names = split_list(*v);
             if (names.empty()) throw UsageError("--preset needs a name");
             for (const auto &name : names) {
+                if (name == "sweep") { // random cases, not a list of shapes
+                    if (options.sweep_count == 0) options.sweep_count = kDefaultSweepCount;
+                    continue;
+                }
                 auto shapes = preset_shapes(name);
                 options.shapes.insert(options.shapes.end(), shapes.begin(), shapes.end());
             }
+        } else if (auto v = args.take_option("--sweep")) {
+            options.sweep_count = int(parse_int(*v, "--sweep", 1, 100000));
+        } else if (auto v = args.take_option("--sweep-cap")) {
+            options.sweep_cap = double(parse_int(*v, "--sweep-cap", 4096, std::int64_t(1) << 45));
         } else if (auto v = args.take_option("--trans")) {
             add_ops(*v, options.ops);
         } else if (auto v = args.take_option("--layout")) {
@@ -174,7 +189,51 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
     return options;
 }
 
+std::string GemmCase::ld_text() const {
+    if (pad_a == 0 && pad_b == 0 && pad_c == 0) return "";
+    return "lda+" + std::to_string(pad_a) + ",ldb+" + std::to_string(pad_b) + ",ldc+" + std::to_string(pad_c);
+}
+
+std::vector<GemmCase> sweep_cases(const GemmOptions &options) {
+    const bool cuda = std::find(options.backends.begin(), options.backends.end(), TSR_BACKEND_CUDA) !=
+                      options.backends.end();
+    const double cap = options.sweep_cap > 0 ? options.sweep_cap : (cuda ? kSweepCapCuda : kSweepCapCpu);
+    std::vector<Precision> precisions = options.precisions;
+    if (precisions.empty()) precisions = {Precision::f32, Precision::f64};
+    std::vector<tsr_layout> layouts = options.layouts;
+    if (layouts.empty()) layouts = {TSR_COL_MAJOR};
+    std::vector<tsr_backend> backends = options.backends;
+    if (backends.empty()) backends = {TSR_BACKEND_CPU};
+    // Its own stream of the seed: the same --seed gives the same sweep on every machine.
+    std::mt19937_64 rng(options.common.seed * 0x9E3779B97F4A7C15ull + 0x5357454550ull);
+    std::uniform_real_distribution<double> log_dim(std::log(kSweepMin), std::log(kSweepMax));
+    std::uniform_int_distribution<int> coin(0, 1), pad(0, 7);
+    std::vector<GemmCase> cases;
+    for (Precision p : precisions)
+        for (int i = 0; i < options.sweep_count; ++i) {
+            double d[3];
+            for (double &x : d) x = std::exp(log_dim(rng));
+            // Over the cap, all three shrink by the same factor: the shape's proportions stay.
+            const double volume = d[0] * d[1] * d[2];
+            if (volume > cap)
+                for (double &x : d) x *= std::cbrt(cap / volume);
+            GemmCase c;
+            c.shape = {std::max<std::int64_t>(std::int64_t(kSweepMin), std::llround(d[0])),
+                       std::max<std::int64_t>(std::int64_t(kSweepMin), std::llround(d[1])),
+                       std::max<std::int64_t>(std::int64_t(kSweepMin), std::llround(d[2]))};
+            c.precision = p;
+            c.layout = layouts[std::size_t(i) % layouts.size()];
+            c.ops = {coin(rng) ? TSR_OP_T : TSR_OP_N, coin(rng) ? TSR_OP_T : TSR_OP_N};
+            c.pad_a = pad(rng), c.pad_b = pad(rng), c.pad_c = pad(rng);
+            c.beta = coin(rng) ? 0.5 : 0.0;
+            c.backends = backends;
+            cases.push_back(std::move(c));
+        }
+    return cases;
+}
+
 std::vector<GemmCase> plan_gemm_cases(const GemmOptions &options) {
+    if (options.sweep_count > 0) return sweep_cases(options);
     std::vector<GemmShape> shapes;
     for (const GemmShape &s : options.shapes)
         if (std::none_of(shapes.begin(), shapes.end(),
@@ -228,6 +287,11 @@ std::string gemm_usage() {
                "                    all given shapes are run\n"
                "  --preset NAMES    shape sets (comma list, repeatable), added to --shapes:\n" +
                presets_help() +
+               "  --sweep N         N random cases per precision instead of shapes (--preset\n"
+               "                    sweep: 300): m, n, k log-uniform in [16, 16384] with m·n·k\n"
+               "                    capped, random transposes, leading dimensions padded by\n"
+               "                    0..7, beta 0 or 0.5; drawn from --seed; ends with a summary\n"
+               "  --sweep-cap MNK   the sweep's largest m·n·k (default 1024³, 4096³ for cuda)\n"
                "  --dtype s|d|both  sgemm, dgemm or both (default both)\n"
                "  --trans LIST      op(A) op(B): comma list of NN, NT, TN, TT (default NN)\n"
                "  --layout LIST     col, row or both (default col); row-major calls go through\n"

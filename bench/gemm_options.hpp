@@ -36,6 +36,11 @@ struct GemmCase {
     tsr_layout layout = TSR_COL_MAJOR;
     GemmOps ops;
     std::vector<tsr_backend> backends;
+    // The sweep's: elements added to each leading dimension (0 = tight), and beta (0 or not;
+    // a non-zero beta makes every contender read C).
+    std::int64_t pad_a = 0, pad_b = 0, pad_c = 0;
+    double beta = 0;
+    std::string ld_text() const; // "lda+3,ldb+0,ldc+7", or "" when tight
 };
 
 // How cuBLAS computes SGEMM when it is the GPU anchor: FP32 (TF32 off), or TF32 tensor cores.
@@ -59,7 +64,15 @@ struct GemmOptions {
     // --cuda-operands host: backend cuda called with the host matrices (Tessera stages them
     // itself), end to end by the host's clock, against cuBLAS with plain copies in and out.
     bool cuda_host_operands = false;
+    // --preset sweep / --sweep N: N random cases per precision drawn from --seed (m, n, k
+    // log-uniform in [16, 16384] with m·n·k at most sweep_cap, random transposes, leading
+    // dimensions padded by 0..7, beta 0 or 0.5 at random); 0: no sweep.
+    int sweep_count = 0;
+    double sweep_cap = 0; // --sweep-cap: the largest m·n·k; 0: 1024³ on the CPU, 4096³ on CUDA
 };
+
+// The sweep's cases (see GemmOptions::sweep_count), in run order.
+std::vector<GemmCase> sweep_cases(const GemmOptions &options);
 
 // Parses the arguments after "gemm" (or all of them). Throws UsageError.
 GemmOptions parse_gemm_options(ArgCursor &args);

@@ -126,6 +126,7 @@ void write_gemm_record(JsonWriter &json, const GemmRecord &r) {
     json.field("layout", layout_name(r.layout));
     json.field("transa", r.ops.text().substr(0, 1)).field("transb", r.ops.text().substr(1, 1));
     json.field("alpha", r.alpha).field("beta", r.beta);
+    if (!r.ld.empty()) json.field("ld_pads", r.ld);
     json.field("backend", backend_name(r.backend)).field("threads", r.threads);
     json.field("flops", r.shape.flops());
     json.field("status", r.status);

@@ -1,4 +1,5 @@
-// Column-major matrices for the bench, 64-byte aligned, filled with uniform random numbers
+// Column-major matrices for the bench, 64-byte aligned (a padded leading dimension leaves the
+// columns after the first unaligned, as users' matrices often are), filled with uniform random numbers
 // in [-1, 1] that are never exactly zero (so no kernel meets a degenerate input).
 #pragma once
 
@@ -12,8 +13,10 @@ namespace tessera::bench {
 
 template <class T> class Matrix {
 public:
-    Matrix(std::int64_t rows, std::int64_t cols) : rows_(rows), cols_(cols) {
-        std::size_t bytes = std::size_t(rows) * std::size_t(cols) * sizeof(T);
+    // ld: the leading dimension, rows (tight) when 0; the bench's sweep pads it.
+    Matrix(std::int64_t rows, std::int64_t cols, std::int64_t ld = 0)
+        : rows_(rows), cols_(cols), ld_(ld > 0 ? ld : (rows > 0 ? rows : 1)) {
+        std::size_t bytes = std::size_t(ld_) * std::size_t(cols) * sizeof(T);
         bytes = (bytes + 63) / 64 * 64;
         data_.reset(static_cast<T *>(std::aligned_alloc(64, bytes ? bytes : 64)));
         if (!data_) throw std::bad_alloc();
@@ -21,8 +24,8 @@ public:
 
     std::int64_t rows() const { return rows_; }
     std::int64_t cols() const { return cols_; }
-    std::int64_t ld() const { return rows_ > 0 ? rows_ : 1; }
-    std::size_t size() const { return std::size_t(rows_) * std::size_t(cols_); }
+    std::int64_t ld() const { return ld_; }
+    std::size_t size() const { return std::size_t(ld_) * std::size_t(cols_); } // padding included
     T *data() { return data_.get(); }
     const T *data() const { return data_.get(); }
     T &operator()(std::int64_t i, std::int64_t j) { return data_[std::size_t(i + j * ld())]; }
@@ -34,7 +37,7 @@ private:
     struct Free {
         void operator()(T *p) const { std::free(p); }
     };
-    std::int64_t rows_, cols_;
+    std::int64_t rows_, cols_, ld_;
     std::unique_ptr<T[], Free> data_;
 };
 
