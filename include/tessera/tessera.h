@@ -216,6 +216,56 @@ TSR_API tsr_status tsr_dgemm(tsr_handle handle, tsr_layout layout, tsr_op transa
 
 /**@}*/
 
+/** @name Gemm plans: one shape, many products
+ *
+ *  A plan fixes the type, layout, ops, sizes and leading dimensions of a product and checks them
+ *  once, as tsr_sgemm() / tsr_dgemm() would; executing it takes only alpha, beta and the
+ *  pointers, for one product or a batch. The plan remembers its handle (NULL: the default
+ *  handle), which must outlive it; products run on that handle's backend and threads, as the
+ *  tsr_?gemm call with the same arguments would, with the same BLAS semantics and call log. */
+/**@{*/
+
+/** An opaque gemm plan; see tsr_gemm_plan_create(). */
+typedef struct tsr_gemm_plan_s *tsr_gemm_plan;
+
+/** Makes a plan for C = alpha·op(A)·op(B) + beta·C with these sizes and leading dimensions in
+ *  `layout`, values of `dtype`. Every argument is checked here, with tsr_?gemm's rules and
+ *  messages; *plan is written only on success.
+ *  @return ::TSR_ERR_INVALID_ARGUMENT for a NULL plan, a bad enum, a negative size, a short
+ *          leading dimension or a matrix beyond the address space. */
+TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, tsr_dtype dtype, tsr_layout layout,
+                                        tsr_op transa, tsr_op transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                        int64_t ldb, int64_t ldc);
+
+/** Runs the plan's product on A, B and C (of the plan's dtype: float or double arrays). alpha and
+ *  beta are converted to the plan's type. A and B may be NULL where they are not read (alpha 0,
+ *  k 0), C where m or n is 0.
+ *  @return as tsr_sgemm(); ::TSR_ERR_INVALID_ARGUMENT for a NULL plan or a needed NULL pointer. */
+TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A, const void *B,
+                                         double beta, void *C);
+
+/** `count` products, the i-th on A[i], B[i], C[i]. Every pointer is checked before any product
+ *  runs. With more products than the handle has threads, the products are shared out among the
+ *  threads, one thread each; the C[i] must then not overlap. The first failure is returned.
+ *  @return ::TSR_ERR_INVALID_ARGUMENT for a negative count or a needed NULL pointer. */
+TSR_API tsr_status tsr_gemm_plan_execute_batch(tsr_gemm_plan plan, int64_t count, double alpha,
+                                               const void *const *A, const void *const *B, double beta,
+                                               void *const *C);
+
+/** `count` products, the i-th on A + i·stride_a, B + i·stride_b, C + i·stride_c (strides in
+ *  elements, >= 0; a stride 0 reuses one operand). With count > 1, stride_c must be at least the
+ *  elements one C spans, so that no two products write the same element.
+ *  @return ::TSR_ERR_INVALID_ARGUMENT for a negative count or stride, overlapping Cs, a needed
+ *          NULL pointer, or strides reaching beyond the address space. */
+TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t count, double alpha, const void *A,
+                                                 int64_t stride_a, const void *B, int64_t stride_b, double beta,
+                                                 void *C, int64_t stride_c);
+
+/** Frees the plan. */
+TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan);
+
+/**@}*/
+
 /** @name Sparse matrices and products */
 /**@{*/
 

@@ -14,6 +14,15 @@ inline bool op_valid(char c) {
     return c == 'N' || c == 'n' || c == 'T' || c == 't' || c == 'C' || c == 'c';
 }
 inline bool op_transposes(char c) { return c != 'N' && c != 'n'; }
+// The letter of a tsr_op ('N', 'T', 'C'), '?' for a value outside the enum.
+inline char op_letter(tsr_op op) {
+    switch (op) {
+    case TSR_OP_N: return 'N';
+    case TSR_OP_T: return 'T';
+    case TSR_OP_C: return 'C';
+    }
+    return '?';
+}
 inline char op_upper(char c) { return (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c; }
 
 // Result of the reference xGEMM checks, in its order: info is the 1-based Fortran parameter
@@ -30,6 +39,11 @@ GemmCheck check_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, 
                      int64_t ldb, int64_t ldc, size_t elem_size);
 // Whether rows × cols elements with leading dimension ld can be addressed at all.
 bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size);
+
+// The tsr_* door's checks (enums, then check_gemm) with a message naming the argument in the
+// caller's own terms; TSR_SUCCESS or TSR_ERR_INVALID_ARGUMENT with tsr_last_error() set.
+tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb, int64_t m,
+                          int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, size_t elem_size);
 
 // Folds a checked call in `layout` into a column-major one (row-major C = op(A)op(B) is
 // column-major C^T = op(B)^T op(A)^T) and dispatches it.

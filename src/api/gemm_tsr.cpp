@@ -7,21 +7,8 @@
 
 namespace tessera::api {
 
-namespace {
-
-char op_letter(tsr_op op) {
-    switch (op) {
-    case TSR_OP_N: return 'N';
-    case TSR_OP_T: return 'T';
-    case TSR_OP_C: return 'C';
-    }
-    return '?';
-}
-
-template <typename T>
-tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op transa,
-                    tsr_op transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,
-                    int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb, int64_t m,
+                          int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, size_t elem_size) {
     using core::fail;
     if (layout != TSR_ROW_MAJOR && layout != TSR_COL_MAJOR)
         return fail(TSR_ERR_INVALID_ARGUMENT, "%s: layout = %d is not TSR_ROW_MAJOR or TSR_COL_MAJOR",
@@ -36,8 +23,8 @@ tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op tr
 
     // The column-major call a row-major one becomes swaps (A, lda) with (B, ldb) and m with n.
     const bool row = layout == TSR_ROW_MAJOR;
-    GemmCheck c = row ? check_gemm(tb, ta, n, m, k, ldb, lda, ldc, sizeof(T))
-                      : check_gemm(ta, tb, m, n, k, lda, ldb, ldc, sizeof(T));
+    GemmCheck c = row ? check_gemm(tb, ta, n, m, k, ldb, lda, ldc, elem_size)
+                      : check_gemm(ta, tb, m, n, k, lda, ldb, ldc, elem_size);
     const char *order = row ? "row-major" : "column-major";
     if (c.extent) {
         const char *which = c.info == 13 ? "C" : ((c.info == 8) != row ? "A" : "B");
@@ -48,7 +35,7 @@ tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op tr
                     name, which, m, n, k, which[0] + ('a' - 'A'), ld);
     }
     switch (c.info) {
-    case 0: break;
+    case 0: return TSR_SUCCESS;
     case 3: case 4: {
         const bool is_m = (c.info == 3) != row;
         return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s = %" PRId64 " is negative", name,
@@ -68,11 +55,23 @@ tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op tr
                     order, c.minimum);
     default: return fail(TSR_ERR_INTERNAL, "%s: unexpected check result %d", name, c.info);
     }
+}
+
+namespace {
+
+template <typename T>
+tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op transa,
+                    tsr_op transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,
+                    int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+    if (tsr_status s = check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, sizeof(T));
+        s != TSR_SUCCESS)
+        return s;
     const bool reads_ab = m > 0 && n > 0 && k > 0 && alpha != T(0);
     if ((reads_ab && (!A || !B)) || (m > 0 && n > 0 && !C))
-        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,
-                    (m > 0 && n > 0 && !C) ? "C" : (!A ? "A" : "B"));
-    return submit_gemm(h, name + 4, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return core::fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,
+                          (m > 0 && n > 0 && !C) ? "C" : (!A ? "A" : "B"));
+    return submit_gemm(h, name + 4, layout, op_letter(transa), op_letter(transb), m, n, k, alpha, A, lda, B,
+                       ldb, beta, C, ldc);
 }
 
 } // namespace

@@ -1,0 +1,194 @@
+// The gemm plan door (tsr_gemm_plan_*): the checks of tsr_?gemm made once for a shape, types,
+// layout, ops and leading dimensions; executing takes only the scalars and the pointers, one
+// product, a strided batch or a batch of pointer arrays (spread over the handle's threads).
+#include <omp.h>
+
+#include <cinttypes>
+#include <new>
+
+#include "api/gemm_front.hpp"
+#include "core/error.hpp"
+#include "core/threads.hpp"
+
+struct tsr_gemm_plan_s {
+    tsr_handle handle;
+    tsr_dtype dtype;
+    tsr_layout layout;
+    char ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    int64_t extent_a, extent_b, extent_c; // elements from a matrix's first to its last one, + 1
+};
+
+namespace tessera::api {
+
+namespace {
+
+using core::fail;
+
+int64_t extent(int64_t rows, int64_t cols, int64_t ld) { // checked by check_gemm: no overflow
+    return rows > 0 && cols > 0 ? (cols - 1) * ld + rows : 0;
+}
+
+// Whether count matrices of `extent` elements, `stride` apart, can all be addressed.
+bool strided_fits(int64_t count, int64_t stride, int64_t extent, size_t elem_size) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(count - 1, stride, &span) || __builtin_add_overflow(span, extent, &span))
+        return false;
+    return span <= int64_t(PTRDIFF_MAX / ptrdiff_t(elem_size));
+}
+
+const char *routine(const tsr_gemm_plan_s &p) { return p.dtype == TSR_F32 ? "sgemm" : "dgemm"; }
+
+template <typename T>
+tsr_status run_one(const tsr_gemm_plan_s &p, T alpha, const T *A, const T *B, T beta, T *C) {
+    return submit_gemm<T>(p.handle, routine(p), p.layout, p.ta, p.tb, p.m, p.n, p.k, alpha, A, p.lda, B, p.ldb,
+                          beta, C, p.ldc);
+}
+
+// The products of a batch, the i-th from get(i) = {A, B, C}; with more products than threads
+// each runs on one thread (a call inside a parallel region does), else one after another with
+// the handle's threads each. The first failure is returned; the others still run.
+template <typename T, typename Get>
+tsr_status run_batch(const char *name, const tsr_gemm_plan_s &p, int64_t count, T alpha, T beta, Get get) {
+    const bool reads_ab = p.m > 0 && p.n > 0 && p.k > 0 && alpha != T(0);
+    for (int64_t i = 0; i < count; ++i) { // every pointer checked before anything is written
+        auto [A, B, C] = get(i);
+        if ((reads_ab && (!A || !B)) || (p.m > 0 && p.n > 0 && !C))
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s of product %" PRId64 " is NULL", name,
+                        (p.m > 0 && p.n > 0 && !C) ? "C" : (!A ? "A" : "B"), i);
+    }
+    tsr_context *ctx = p.handle ? p.handle : core::default_context();
+    const int threads = ctx ? core::call_threads(ctx->num_threads) : 1;
+    tsr_status first = TSR_SUCCESS;
+    if (threads > 1 && count >= 2 * int64_t(threads)) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (int64_t i = 0; i < count; ++i) {
+            auto [A, B, C] = get(i);
+            const tsr_status s = run_one<T>(p, alpha, A, B, beta, C);
+            if (s != TSR_SUCCESS) {
+#pragma omp critical(tessera_plan_batch)
+                if (first == TSR_SUCCESS) first = s;
+            }
+        }
+        return first;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+        auto [A, B, C] = get(i);
+        const tsr_status s = run_one<T>(p, alpha, A, B, beta, C);
+        if (s != TSR_SUCCESS && first == TSR_SUCCESS) first = s;
+    }
+    return first;
+}
+
+template <typename T> struct Ptrs {
+    const T *A, *B;
+    T *C;
+};
+
+} // namespace
+} // namespace tessera::api
+
+using namespace tessera::api;
+using tessera::core::fail;
+using tessera::core::guarded;
+
+extern "C" {
+
+TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, tsr_dtype dtype, tsr_layout layout,
+                                        tsr_op transa, tsr_op transb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                        int64_t ldb, int64_t ldc) {
+    return guarded("tsr_gemm_plan_create", [&] {
+        const char *name = "tsr_gemm_plan_create";
+        if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
+        if (dtype != TSR_F32 && dtype != TSR_F64)
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: dtype = %d is not TSR_F32 or TSR_F64", name, int(dtype));
+        const size_t elem = dtype == TSR_F32 ? 4 : 8;
+        if (tsr_status s = check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, elem);
+            s != TSR_SUCCESS)
+            return s;
+        auto *p = new tsr_gemm_plan_s{handle, dtype, layout, op_letter(transa), op_letter(transb), m, n, k,
+                                      lda, ldb, ldc, 0, 0, 0};
+        // The extents in storage order: a row-major matrix of r rows is stored as r "columns".
+        const bool row = layout == TSR_ROW_MAJOR, ta = transa != TSR_OP_N, tb = transb != TSR_OP_N;
+        const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+        p->extent_a = row ? extent(ac, ar, lda) : extent(ar, ac, lda);
+        p->extent_b = row ? extent(bc, br, ldb) : extent(br, bc, ldb);
+        p->extent_c = row ? extent(n, m, ldc) : extent(m, n, ldc);
+        *plan = p;
+        return TSR_SUCCESS;
+    });
+}
+
+TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan) {
+    return guarded("tsr_gemm_plan_destroy", [&] {
+        if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_gemm_plan_destroy: plan is NULL");
+        delete plan;
+        return TSR_SUCCESS;
+    });
+}
+
+TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A, const void *B,
+                                         double beta, void *C) {
+    return tsr_gemm_plan_execute_batch(plan, 1, alpha, &A, &B, beta, &C);
+}
+
+TSR_API tsr_status tsr_gemm_plan_execute_batch(tsr_gemm_plan plan, int64_t count, double alpha,
+                                               const void *const *A, const void *const *B, double beta,
+                                               void *const *C) {
+    return guarded("tsr_gemm_plan_execute_batch", [&] {
+        const char *name = count == 1 && plan ? "tsr_gemm_plan_execute" : "tsr_gemm_plan_execute_batch";
+        if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
+        if (count < 0) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name, count);
+        if (count > 0 && (!A || !B || !C))
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: the %s array is NULL", name, !A ? "A" : (!B ? "B" : "C"));
+        if (plan->dtype == TSR_F32)
+            return run_batch<float>(name, *plan, count, float(alpha), float(beta), [&](int64_t i) {
+                return Ptrs<float>{static_cast<const float *>(A[i]), static_cast<const float *>(B[i]),
+                                   static_cast<float *>(C[i])};
+            });
+        return run_batch<double>(name, *plan, count, alpha, beta, [&](int64_t i) {
+            return Ptrs<double>{static_cast<const double *>(A[i]), static_cast<const double *>(B[i]),
+                                static_cast<double *>(C[i])};
+        });
+    });
+}
+
+TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t count, double alpha, const void *A,
+                                                 int64_t stride_a, const void *B, int64_t stride_b, double beta,
+                                                 void *C, int64_t stride_c) {
+    return guarded("tsr_gemm_plan_execute_strided", [&] {
+        const char *name = "tsr_gemm_plan_execute_strided";
+        if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
+        if (count < 0) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name, count);
+        if (stride_a < 0 || stride_b < 0 || stride_c < 0)
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: stride_%c = %" PRId64 " is negative", name,
+                        stride_a < 0 ? 'a' : (stride_b < 0 ? 'b' : 'c'),
+                        stride_a < 0 ? stride_a : (stride_b < 0 ? stride_b : stride_c));
+        if (count == 0) return TSR_SUCCESS;
+        // Every C apart from the others: a stride below C's extent would make products write
+        // into each other's results.
+        if (count > 1 && stride_c < plan->extent_c)
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "%s: stride_c = %" PRId64 " is less than the %" PRId64 " elements one C spans", name,
+                        stride_c, plan->extent_c);
+        const size_t elem = plan->dtype == TSR_F32 ? 4 : 8;
+        if (!strided_fits(count, stride_a, plan->extent_a, elem) ||
+            !strided_fits(count, stride_b, plan->extent_b, elem) ||
+            !strided_fits(count, stride_c, plan->extent_c, elem))
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %" PRId64 " products at these strides extend beyond the "
+                        "address space", name, count);
+        if (plan->dtype == TSR_F32)
+            return run_batch<float>(name, *plan, count, float(alpha), float(beta), [&](int64_t i) {
+                return Ptrs<float>{A ? static_cast<const float *>(A) + i * stride_a : nullptr,
+                                   B ? static_cast<const float *>(B) + i * stride_b : nullptr,
+                                   C ? static_cast<float *>(C) + i * stride_c : nullptr};
+            });
+        return run_batch<double>(name, *plan, count, alpha, beta, [&](int64_t i) {
+            return Ptrs<double>{A ? static_cast<const double *>(A) + i * stride_a : nullptr,
+                                B ? static_cast<const double *>(B) + i * stride_b : nullptr,
+                                C ? static_cast<double *>(C) + i * stride_c : nullptr};
+        });
+    });
+}
+
+} // extern "C"
