@@ -13,9 +13,12 @@
 struct tsr_gemm_plan_s {
     tsr_handle handle;
     tsr_dtype dtype;
-    tsr_layout layout;
-    char ta, tb;
+    // The column-major call the plan's call becomes (see submit_gemm): a row-major one swaps
+    // the roles of A and B, m and n, and their transposes.
+    bool swap;
+    bool trans_a, trans_b;
     int64_t m, n, k, lda, ldb, ldc;
+    tessera::core::GemmTrace trace;       // the call as the user made it, for the call log
     int64_t extent_a, extent_b, extent_c; // elements from a matrix's first to its last one, + 1
 };
 
@@ -37,12 +40,11 @@ bool strided_fits(int64_t count, int64_t stride, int64_t extent, size_t elem_siz
     return span <= int64_t(PTRDIFF_MAX / ptrdiff_t(elem_size));
 }
 
-const char *routine(const tsr_gemm_plan_s &p) { return p.dtype == TSR_F32 ? "sgemm" : "dgemm"; }
-
 template <typename T>
 tsr_status run_one(const tsr_gemm_plan_s &p, T alpha, const T *A, const T *B, T beta, T *C) {
-    return submit_gemm<T>(p.handle, routine(p), p.layout, p.ta, p.tb, p.m, p.n, p.k, alpha, A, p.lda, B, p.ldb,
-                          beta, C, p.ldc);
+    const core::GemmArgs<T> g{p.trans_a, p.trans_b, p.m,    p.n,  p.k, alpha, p.swap ? B : A,
+                              p.lda,     p.swap ? A : B,  p.ldb, beta, C,   p.ldc};
+    return core::gemm_planned(p.handle, g, p.trace);
 }
 
 // The products of a batch, the i-th from get(i) = {A, B, C}; with more products than threads
@@ -106,10 +108,14 @@ TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, 
         if (tsr_status s = check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, elem);
             s != TSR_SUCCESS)
             return s;
-        auto *p = new tsr_gemm_plan_s{handle, dtype, layout, op_letter(transa), op_letter(transb), m, n, k,
-                                      lda, ldb, ldc, 0, 0, 0};
-        // The extents in storage order: a row-major matrix of r rows is stored as r "columns".
         const bool row = layout == TSR_ROW_MAJOR, ta = transa != TSR_OP_N, tb = transb != TSR_OP_N;
+        const char la = op_letter(transa), lb = op_letter(transb);
+        const char *routine = dtype == TSR_F32 ? "sgemm" : "dgemm";
+        auto *p = row ? new tsr_gemm_plan_s{handle, dtype, true, tb, ta, n, m, k, ldb, lda, ldc,
+                                            {routine, layout, la, lb, m, n, k}, 0, 0, 0}
+                      : new tsr_gemm_plan_s{handle, dtype, false, ta, tb, m, n, k, lda, ldb, ldc,
+                                            {routine, layout, la, lb, m, n, k}, 0, 0, 0};
+        // The extents in storage order: a row-major matrix of r rows is stored as r "columns".
         const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
         p->extent_a = row ? extent(ac, ar, lda) : extent(ar, ac, lda);
         p->extent_b = row ? extent(bc, br, ldb) : extent(br, bc, ldb);
@@ -129,14 +135,27 @@ TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan) {
 
 TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A, const void *B,
                                          double beta, void *C) {
-    return tsr_gemm_plan_execute_batch(plan, 1, alpha, &A, &B, beta, &C);
+    return guarded("tsr_gemm_plan_execute", [&] {
+        const char *name = "tsr_gemm_plan_execute";
+        if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
+        const tsr_gemm_plan_s &p = *plan;
+        const bool reads_ab = p.m > 0 && p.n > 0 && p.k > 0 && alpha != 0;
+        if ((reads_ab && (!A || !B)) || (p.m > 0 && p.n > 0 && !C))
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,
+                        (p.m > 0 && p.n > 0 && !C) ? "C" : (!A ? "A" : "B"));
+        if (p.dtype == TSR_F32)
+            return run_one<float>(p, float(alpha), static_cast<const float *>(A), static_cast<const float *>(B),
+                                  float(beta), static_cast<float *>(C));
+        return run_one<double>(p, alpha, static_cast<const double *>(A), static_cast<const double *>(B), beta,
+                               static_cast<double *>(C));
+    });
 }
 
 TSR_API tsr_status tsr_gemm_plan_execute_batch(tsr_gemm_plan plan, int64_t count, double alpha,
                                                const void *const *A, const void *const *B, double beta,
                                                void *const *C) {
     return guarded("tsr_gemm_plan_execute_batch", [&] {
-        const char *name = count == 1 && plan ? "tsr_gemm_plan_execute" : "tsr_gemm_plan_execute_batch";
+        const char *name = "tsr_gemm_plan_execute_batch";
         if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
         if (count < 0) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name, count);
         if (count > 0 && (!A || !B || !C))

@@ -117,6 +117,25 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
     return status;
 }
 
+template <typename T>
+tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace) {
+    if (!ctx) ctx = default_context();
+    if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
+    const BackendTable *table = nullptr;
+    switch (ctx->backend) {
+    case TSR_BACKEND_CPU:
+    case TSR_BACKEND_AUTO: table = &cpu::backend(); break;
+    case TSR_BACKEND_REFERENCE: table = &reference::backend(); break;
+    case TSR_BACKEND_CUDA: break;
+    }
+    const bool quick = args.m == 0 || args.n == 0 || args.k == 0 || args.alpha == T(0);
+    if (!table || quick || config().verbose || cuda_driver_loaded()) return gemm(ctx, args, trace);
+    ExecContext exec{call_threads(ctx->num_threads), nullptr, ctx->strassen_levels, ctx->strassen_min_block};
+    return entry<T>(*table)(&exec, &args);
+}
+
+template tsr_status gemm_planned<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
+template tsr_status gemm_planned<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &);
 template tsr_status gemm<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
 template tsr_status gemm<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &);
 
