@@ -41,7 +41,8 @@ module tessera
   public :: tsr_version, tsr_status_string, tsr_last_error, tsr_create, tsr_destroy, &
        tsr_set_backend, tsr_get_backend, tsr_backend_available, tsr_set_num_threads, &
        tsr_set_cuda_stream, tsr_set_strassen, tsr_sgemm, tsr_dgemm, tsr_sparse_create_csr, tsr_sparse_create_coo, &
-       tsr_sparse_optimize, tsr_sparse_get_format, tsr_sparse_destroy, tsr_sspmv, tsr_dspmv
+       tsr_sparse_optimize, tsr_sparse_get_format, tsr_sparse_destroy, tsr_sspmv, tsr_dspmv, &
+       tsr_gemm_plan_create, tsr_gemm_plan_execute, tsr_gemm_plan_execute_strided, tsr_gemm_plan_destroy
 
   interface
      function tsr_version() bind(C, name="tsr_version") result(text)
@@ -207,6 +208,40 @@ module tessera
        real(c_double), intent(inout) :: y(*)
        integer(c_int) :: status
      end function tsr_dspmv
+
+     ! Gemm plans: the arrays are passed as c_loc(x) of real32 or real64 arrays of the plan's dtype.
+     function tsr_gemm_plan_create(handle, plan, dtype, layout, transa, transb, m, n, k, lda, ldb, &
+          ldc) bind(C, name="tsr_gemm_plan_create") result(status)
+       import :: c_ptr, c_int, c_int64_t
+       type(c_ptr), value :: handle
+       type(c_ptr), intent(out) :: plan
+       integer(c_int), value :: dtype, layout, transa, transb
+       integer(c_int64_t), value :: m, n, k, lda, ldb, ldc
+       integer(c_int) :: status
+     end function tsr_gemm_plan_create
+
+     function tsr_gemm_plan_execute(plan, alpha, a, b, beta, c) bind(C, name="tsr_gemm_plan_execute") &
+          result(status)
+       import :: c_ptr, c_int, c_double
+       type(c_ptr), value :: plan, a, b, c
+       real(c_double), value :: alpha, beta
+       integer(c_int) :: status
+     end function tsr_gemm_plan_execute
+
+     function tsr_gemm_plan_execute_strided(plan, count, alpha, a, stride_a, b, stride_b, beta, c, &
+          stride_c) bind(C, name="tsr_gemm_plan_execute_strided") result(status)
+       import :: c_ptr, c_int, c_int64_t, c_double
+       type(c_ptr), value :: plan, a, b, c
+       integer(c_int64_t), value :: count, stride_a, stride_b, stride_c
+       real(c_double), value :: alpha, beta
+       integer(c_int) :: status
+     end function tsr_gemm_plan_execute_strided
+
+     function tsr_gemm_plan_destroy(plan) bind(C, name="tsr_gemm_plan_destroy") result(status)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: plan
+       integer(c_int) :: status
+     end function tsr_gemm_plan_destroy
 
      function c_strlen(text) bind(C, name="strlen") result(length)
        import :: c_ptr, c_size_t

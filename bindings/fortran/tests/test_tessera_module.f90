@@ -15,6 +15,7 @@ program test_tessera_module
   call test_sparse_csr()
   call test_sparse_coo_and_formats()
   call test_sparse_errors()
+  call test_gemm_plan()
 
   print '(a,i0,a,i0,a)', 'test_tessera_module: ', checks - failures, ' of ', checks, ' checks passed'
   if (failures /= 0) error stop 1
@@ -293,5 +294,45 @@ contains
     call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'an unknown format is refused')
     call tessera_sparse_destroy(A)
   end subroutine test_sparse_errors
+
+  !> A plan made once, run on one product and on a strided batch of three, against matmul.
+  subroutine test_gemm_plan()
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_null_ptr, c_int, c_int64_t
+    real(real64), target :: a(5, 4, 3), b(4, 6), c(5, 6, 3)
+    real(real64) :: want(5, 6), scale(5, 6)
+    type(c_ptr) :: plan
+    integer(c_int) :: status
+    integer :: i
+    call fill(a(:, :, 1), 1)
+    call fill(a(:, :, 2), 2)
+    call fill(a(:, :, 3), 3)
+    call fill(b, 4)
+    c = -1
+    status = tsr_gemm_plan_create(c_null_ptr, plan, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, &
+         5_c_int64_t, 6_c_int64_t, 4_c_int64_t, 5_c_int64_t, 4_c_int64_t, 5_c_int64_t)
+    call expect(status == TSR_SUCCESS, 'tsr_gemm_plan_create')
+    status = tsr_gemm_plan_execute(plan, 2.0d0, c_loc(a), c_loc(b), 0.0d0, c_loc(c))
+    call expect(status == TSR_SUCCESS, 'tsr_gemm_plan_execute')
+    want = 2 * matmul(a(:, :, 1), b)
+    scale = 2 * matmul(abs(a(:, :, 1)), abs(b))
+    call expect(close64(c(:, :, 1), want, scale, 4), 'plan: one product')
+    call expect(all(c(:, :, 2:3) == -1), 'plan: one product writes one C')
+    ! three products, B shared (stride 0), C(:,:,i) = A(:,:,i) B + C(:,:,i)
+    c(:, :, 1) = 0
+    status = tsr_gemm_plan_execute_strided(plan, 3_c_int64_t, 1.0d0, c_loc(a), 20_c_int64_t, c_loc(b), &
+         0_c_int64_t, 1.0d0, c_loc(c), 30_c_int64_t)
+    call expect(status == TSR_SUCCESS, 'tsr_gemm_plan_execute_strided')
+    do i = 1, 3
+       want = matmul(a(:, :, i), b)
+       if (i > 1) want = want - 1
+       scale = matmul(abs(a(:, :, i)), abs(b)) + 1
+       call expect(close64(c(:, :, i), want, scale, 4), 'plan: strided product')
+    end do
+    ! a negative count is refused
+    status = tsr_gemm_plan_execute_strided(plan, -1_c_int64_t, 1.0d0, c_loc(a), 0_c_int64_t, c_loc(b), &
+         0_c_int64_t, 0.0d0, c_loc(c), 30_c_int64_t)
+    call expect(status == TSR_ERR_INVALID_ARGUMENT, 'plan: negative count refused')
+    call expect(tsr_gemm_plan_destroy(plan) == TSR_SUCCESS, 'tsr_gemm_plan_destroy')
+  end subroutine test_gemm_plan
 
 end program test_tessera_module

@@ -24,6 +24,7 @@ _lib = _library()  # fails at import, with what was tried, when no library can b
 from ._errors import TesseraError  # noqa: E402
 from ._gemm import gemm  # noqa: E402
 from ._handle import BACKENDS, Handle, backend_available  # noqa: E402
+from ._plan import GemmPlan  # noqa: E402
 from ._sparse import FORMATS, SparseMatrix, spmv  # noqa: E402
 
 __version__ = "0.1.0"
@@ -43,5 +44,5 @@ def version():
     return _lib.version
 
 
-__all__ = ["BACKENDS", "FORMATS", "Handle", "SparseMatrix", "TesseraError", "backend_available",
+__all__ = ["BACKENDS", "FORMATS", "GemmPlan", "Handle", "SparseMatrix", "TesseraError", "backend_available",
            "gemm", "has_sparse", "library_path", "library_version", "spmv", "version"]

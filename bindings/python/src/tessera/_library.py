@@ -45,6 +45,15 @@ _SPARSE = {
     "tsr_dspmv": (_c_int, [_ptr, _c_int, ctypes.c_double, _ptr, _ptr, ctypes.c_double, _ptr]),
 }
 
+_PLAN = {
+    "tsr_gemm_plan_create": (_c_int, [_ptr, ctypes.POINTER(_ptr), _c_int, _c_int, _c_int, _c_int, _i64,
+                                      _i64, _i64, _i64, _i64, _i64]),
+    "tsr_gemm_plan_execute": (_c_int, [_ptr, ctypes.c_double, _ptr, _ptr, ctypes.c_double, _ptr]),
+    "tsr_gemm_plan_execute_strided": (_c_int, [_ptr, _i64, ctypes.c_double, _ptr, _i64, _ptr, _i64,
+                                               ctypes.c_double, _ptr, _i64]),
+    "tsr_gemm_plan_destroy": (_c_int, [_ptr]),
+}
+
 
 def _bundled_path():
     return pathlib.Path(__file__).resolve().parent / "_lib" / SONAME
@@ -106,6 +115,13 @@ class _Library:
             fn = getattr(self.cdll, name, None)
             if fn is None:
                 self.has_sparse = False
+                continue
+            fn.restype, fn.argtypes = restype, argtypes
+        self.has_plans = True
+        for name, (restype, argtypes) in _PLAN.items():
+            fn = getattr(self.cdll, name, None)
+            if fn is None:
+                self.has_plans = False
                 continue
             fn.restype, fn.argtypes = restype, argtypes
 
