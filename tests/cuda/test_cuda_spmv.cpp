@@ -479,7 +479,6 @@ template <typename T> void check_nonfinite_on_device() {
     TSR_REQUIRE_CUDA();
     tsr_handle h = cuda_handle();
     std::mt19937_64 rng(std::random_device{}());
-    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
     for (int which = 0; which < 2; ++which) {
         const Entries e = which == 0 ? row_and_diagonal() : padded_band(rng);
         for (tsr_format f : {TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA, TSR_FORMAT_HYB,
@@ -492,15 +491,7 @@ template <typename T> void check_nonfinite_on_device() {
                     tsr_sparse_destroy(A);
                     continue;
                 }
-                const int64_t in = op == TSR_OP_N ? e.cols : e.rows;
-                std::vector<T> x(static_cast<size_t>(in));
-                std::uniform_real_distribution<double> u(-1, 1);
-                for (T &v : x) v = T(u(rng));
-                if (which == 0) x = {T(1), T(2), T(3), nan, inf, T(6)};
-                else {
-                    std::uniform_int_distribution<int64_t> at(0, in - 1);
-                    for (T bad : {nan, inf, -inf, nan}) x[size_t(at(rng))] = bad;
-                }
+                const std::vector<T> x = nonfinite_x<T>(e, op, rng);
                 EXPECT_TRUE(check_nonfinite_x<T>(h, A, e, op, x, placed<T>(3)));
                 EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
             }

@@ -104,6 +104,29 @@ std::vector<ProductCase> standard_cases(tsr_op op) {
     return {{op, 1, 0}, {op, -1, 1}, {op, 0.5, -2}, {op, 0, 0.5}, {op, 0, 0}};
 }
 
+// op(A)·x summed over the stored entries in long double, with values rounded to T: per output,
+// the sum, the sum of magnitudes and the number of terms.
+struct OracleSums {
+    std::vector<long double> ref, mag;
+    std::vector<int64_t> terms;
+};
+
+template <typename T> OracleSums oracle_sums(const Entries &e, bool trans, const std::vector<T> &x, bool read) {
+    const int64_t out = trans ? e.cols : e.rows;
+    OracleSums s{std::vector<long double>(size_t(out), 0.0L), std::vector<long double>(size_t(out), 0.0L),
+                 std::vector<int64_t>(size_t(out), 0)};
+    if (read)
+        for (int64_t k = 0; k < e.nnz(); ++k) {
+            const int64_t o = trans ? e.col[size_t(k)] : e.row[size_t(k)];
+            const int64_t i = trans ? e.row[size_t(k)] : e.col[size_t(k)];
+            const long double p = (long double)T(e.val[size_t(k)]) * (long double)x[size_t(i)];
+            s.ref[size_t(o)] += p;
+            s.mag[size_t(o)] += std::fabs(p);
+            ++s.terms[size_t(o)];
+        }
+    return s;
+}
+
 template <typename T>
 ::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
                                          uint64_t seed, const ProductRunner<T> &run) {
@@ -127,17 +150,9 @@ template <typename T>
                                              << tsr_last_error();
 
     // The oracle, from the entries with their values rounded to T.
-    std::vector<long double> ref(size_t(out), 0.0L), mag(size_t(out), 0.0L);
-    std::vector<int64_t> terms(size_t(out), 0);
-    if (c.alpha != 0)
-        for (int64_t k = 0; k < e.nnz(); ++k) {
-            const int64_t o = trans ? e.col[size_t(k)] : e.row[size_t(k)];
-            const int64_t i = trans ? e.row[size_t(k)] : e.col[size_t(k)];
-            const long double p = (long double)T(e.val[size_t(k)]) * (long double)x[size_t(i)];
-            ref[size_t(o)] += p;
-            mag[size_t(o)] += std::fabs(p);
-            ++terms[size_t(o)];
-        }
+    const OracleSums sums = oracle_sums(e, trans, x, c.alpha != 0);
+    const auto &ref = sums.ref, &mag = sums.mag;
+    const auto &terms = sums.terms;
     const long double u = std::numeric_limits<T>::epsilon() / 2;
     for (int64_t o = 0; o < out; ++o) {
         long double expect = (long double)alpha * ref[size_t(o)];
@@ -189,6 +204,18 @@ Entries padded_band(std::mt19937_64 &rng) {
     return e;
 }
 
+template <typename T> std::vector<T> nonfinite_x(const Entries &e, tsr_op op, std::mt19937_64 &rng) {
+    const int64_t in = op == TSR_OP_N ? e.cols : e.rows;
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    if (e.name == "row-and-diagonal" && in == 6) return {T(1), T(2), T(3), nan, inf, T(6)};
+    std::vector<T> x(static_cast<size_t>(in));
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (T &v : x) v = T(u(rng));
+    std::uniform_int_distribution<int64_t> at(0, in - 1);
+    for (T bad : {nan, inf, -inf, nan}) x[size_t(at(rng))] = bad;
+    return x;
+}
+
 template <typename T>
 ::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e, tsr_op op,
                                              const std::vector<T> &x, const ProductRunner<T> &run) {
@@ -203,16 +230,9 @@ template <typename T>
         return ::testing::AssertionFailure() << "status " << tsr_status_string(s) << ": " << tsr_last_error();
     // The oracle sums only the stored entries: IEEE's NaN and Inf reach exactly the outputs of
     // the rows (columns, transposed) that hold an entry in a non-finite x's column.
-    std::vector<long double> ref(size_t(out), 0.0L), mag(size_t(out), 0.0L);
-    std::vector<int64_t> terms(size_t(out), 0);
-    for (int64_t k = 0; k < e.nnz(); ++k) {
-        const int64_t o = trans ? e.col[size_t(k)] : e.row[size_t(k)];
-        const int64_t i = trans ? e.row[size_t(k)] : e.col[size_t(k)];
-        const long double p = (long double)T(e.val[size_t(k)]) * (long double)x[size_t(i)];
-        ref[size_t(o)] += p;
-        mag[size_t(o)] += std::fabs(p);
-        ++terms[size_t(o)];
-    }
+    const OracleSums sums = oracle_sums(e, trans, x, true);
+    const auto &ref = sums.ref, &mag = sums.mag;
+    const auto &terms = sums.terms;
     const long double u = std::numeric_limits<T>::epsilon() / 2;
     for (int64_t o = 0; o < out; ++o) {
         const long double want = ref[size_t(o)], got = y[size_t(o)];
@@ -256,6 +276,8 @@ template ::testing::AssertionResult check_product<float>(tsr_handle, tsr_sparse,
 template ::testing::AssertionResult check_product<double>(tsr_handle, tsr_sparse, const Entries &,
                                                           const ProductCase &, uint64_t,
                                                           const ProductRunner<double> &);
+template std::vector<float> nonfinite_x<float>(const Entries &, tsr_op, std::mt19937_64 &);
+template std::vector<double> nonfinite_x<double>(const Entries &, tsr_op, std::mt19937_64 &);
 template ::testing::AssertionResult check_nonfinite_x<float>(tsr_handle, tsr_sparse, const Entries &, tsr_op,
                                                              const std::vector<float> &,
                                                              const ProductRunner<float> &);

@@ -63,6 +63,10 @@ template <typename T>
 Entries row_and_diagonal();
 Entries padded_band(std::mt19937_64 &rng);
 
+// An x for op(A): for the 6 x 6 matrix, (1, 2, 3, NaN, Inf, 6); otherwise uniform values with
+// NaN, +Inf, -Inf and NaN at random places.
+template <typename T> std::vector<T> nonfinite_x(const Entries &e, tsr_op op, std::mt19937_64 &rng);
+
 // y = op(A)·x with an x that holds NaN and ±Inf: NaN and Inf must appear in exactly the
 // outputs IEEE arithmetic over the stored entries gives (no format's padding may multiply x),
 // and the finite outputs must be within the bound.

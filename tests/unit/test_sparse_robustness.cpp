@@ -92,7 +92,6 @@ template <typename T> void check_nonfinite(tsr_backend backend) {
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, backend), TSR_SUCCESS);
     std::mt19937_64 rng(std::random_device{}());
-    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
     for (int which = 0; which < 2; ++which) {
         const Entries e = which == 0 ? tessera::test::row_and_diagonal() : tessera::test::padded_band(rng);
         for (tsr_format f : kFormats)
@@ -107,16 +106,7 @@ template <typename T> void check_nonfinite(tsr_backend backend) {
                     tsr_sparse_destroy(A);
                     continue;
                 }
-                const int64_t in = op == TSR_OP_N ? e.cols : e.rows;
-                std::vector<T> x(static_cast<size_t>(in));
-                std::uniform_real_distribution<double> u(-1, 1);
-                for (T &v : x) v = T(u(rng));
-                if (which == 0) {
-                    x = {T(1), T(2), T(3), nan, inf, T(6)};
-                } else {
-                    std::uniform_int_distribution<int64_t> at(0, in - 1);
-                    for (T bad : {nan, inf, -inf, nan}) x[size_t(at(rng))] = bad;
-                }
+                const std::vector<T> x = tessera::test::nonfinite_x<T>(e, op, rng);
                 EXPECT_TRUE(tessera::test::check_nonfinite_x<T>(h, A, e, op, x));
                 EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
             }

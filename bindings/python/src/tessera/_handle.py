@@ -4,6 +4,7 @@ import ctypes
 
 from ._errors import TesseraError, check
 from ._library import library
+from ._owned import Owned
 
 BACKENDS = ("auto", "cpu", "cuda", "reference")  # index = tsr_backend value
 
@@ -32,7 +33,7 @@ def backend_unavailable_reason(name):
     return lib.tsr_last_error().decode(errors="replace")
 
 
-class Handle:
+class Handle(Owned):
     """A Tessera handle: where calls run and with how many threads.
 
     ``Handle()`` takes its backend from ``TESSERA_BACKEND`` (default ``"auto"``) and its
@@ -123,25 +124,13 @@ class Handle:
         check("tsr_set_cuda_stream",
               self._lib.tsr_set_cuda_stream(self._as_parameter_, ctypes.c_void_p(ptr or 0)))
 
-    def close(self):
-        """Destroys the handle; later calls with it raise ValueError. Closing twice is fine."""
-        ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            check("tsr_destroy", self._lib.tsr_destroy(ctypes.c_void_p(ptr)))
+    def _free(self, ptr):  # close() (see Owned): later calls with the handle raise ValueError
+        check("tsr_destroy", self._lib.tsr_destroy(ctypes.c_void_p(ptr)))
 
     def __enter__(self):
         if self._ptr is None:
             raise ValueError("this tessera.Handle is closed")
         return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         if self._ptr is None:

@@ -109,21 +109,20 @@ class _Library:
         if major != ABI_MAJOR:
             raise ImportError(f"tessera: {self.path} is version {self.version}; this package "
                               f"speaks ABI {ABI_MAJOR} ({SONAME})")
-        # The sparse functions may be absent from an older library; dense calls still work.
-        self.has_sparse = True
-        for name, (restype, argtypes) in _SPARSE.items():
+        # The sparse and plan functions may be absent from an older library; dense calls still work.
+        self.has_sparse = self._bind_optional(_SPARSE)
+        self.has_plans = self._bind_optional(_PLAN)
+
+    def _bind_optional(self, functions):
+        """Declares those of `functions` the library has; whether it has them all."""
+        complete = True
+        for name, (restype, argtypes) in functions.items():
             fn = getattr(self.cdll, name, None)
             if fn is None:
-                self.has_sparse = False
+                complete = False
                 continue
             fn.restype, fn.argtypes = restype, argtypes
-        self.has_plans = True
-        for name, (restype, argtypes) in _PLAN.items():
-            fn = getattr(self.cdll, name, None)
-            if fn is None:
-                self.has_plans = False
-                continue
-            fn.restype, fn.argtypes = restype, argtypes
+        return complete
 
     def __getattr__(self, name):
         return getattr(self.cdll, name)

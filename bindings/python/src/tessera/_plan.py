@@ -8,6 +8,7 @@ from ._arrays import check_float_dtype, describe, real_scalar, storage
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
+from ._owned import Owned
 
 _ROW_MAJOR, _COL_MAJOR = 101, 102
 _OP_N, _OP_T = 111, 112
@@ -25,7 +26,7 @@ def _operand_storage(arr, name, layout, function):
                      "pass C- or Fortran-ordered, aligned arrays to a plan")
 
 
-class GemmPlan:
+class GemmPlan(Owned):
     """A plan for ``c = alpha * op(a) @ op(b) + beta * c`` on numpy arrays of one kind.
 
     The arrays given here fix the dtype (float32 or float64), the shapes, the memory order and
@@ -129,22 +130,8 @@ class GemmPlan:
             c.ctypes.data, steps[2]))
         return c
 
-    def close(self):
-        if self._ptr is not None:
-            self._lib.tsr_gemm_plan_destroy(self._ptr)
-            self._ptr = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    def _free(self, ptr):  # close() (see Owned): later calls raise ValueError
+        check("tsr_gemm_plan_destroy", self._lib.tsr_gemm_plan_destroy(ptr))
 
     def __repr__(self):
         m, n, k = self.shape

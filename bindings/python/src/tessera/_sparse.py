@@ -11,6 +11,7 @@ from ._arrays import (FLOAT_TYPES, aligned_array, contiguous_vector, describe, i
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
+from ._owned import Owned
 
 FORMATS = ("auto", "csr", "coo", "ell", "dia", "hyb")  # index = tsr_format value
 _OP_N, _OP_T = 111, 112
@@ -64,7 +65,7 @@ def _shape(shape, function):
     return rows, cols
 
 
-class SparseMatrix:
+class SparseMatrix(Owned):
     """A sparse matrix held by Tessera (the library keeps its own copy of the arrays).
 
     Make one with :meth:`from_scipy`, :meth:`from_csr` or :meth:`from_coo`; choose its storage
@@ -195,23 +196,8 @@ class SparseMatrix:
             return _product(self, True, x.T).T
         return _product(self, True, x)
 
-    def close(self):
-        """Frees the library's copy; later use raises ValueError. Closing twice is fine."""
-        ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            check("tsr_sparse_destroy", self._lib.tsr_sparse_destroy(ctypes.c_void_p(ptr)))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    def _free(self, ptr):  # close() (see Owned): later use raises ValueError
+        check("tsr_sparse_destroy", self._lib.tsr_sparse_destroy(ctypes.c_void_p(ptr)))
 
     def __repr__(self):
         if self._ptr is None:
