@@ -9,6 +9,7 @@
 #include "gemm_command.hpp"
 #include "peak_command.hpp"
 #include "spmv_command.hpp"
+#include "tiny_command.hpp"
 
 namespace {
 
@@ -25,6 +26,7 @@ constexpr Subcommand kSubcommands[] = {
     {"gemm", tessera::bench::run_gemm_command},
     {"peak", tessera::bench::run_peak_command},
     {"spmv", tessera::bench::run_spmv_command},
+    {"tiny", tessera::bench::run_tiny_command},
 };
 
 } // namespace
