@@ -4,19 +4,8 @@
 #include "api/gemm_front.hpp"
 
 #include <algorithm>
-#include <cstddef>
 
 namespace tessera::api {
-
-bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size) {
-    if (rows <= 0 || cols <= 0) return true;
-    // The last element read is (rows - 1) + (cols - 1)·ld; its byte offset must fit ptrdiff_t.
-    const int64_t max_elements = int64_t(PTRDIFF_MAX / ptrdiff_t(elem_size));
-    int64_t span = 0;
-    if (__builtin_mul_overflow(cols - 1, ld, &span) || __builtin_add_overflow(span, rows, &span))
-        return false;
-    return span <= max_elements;
-}
 
 GemmCheck check_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
                      int64_t ldb, int64_t ldc, size_t elem_size) {

@@ -37,8 +37,18 @@ struct GemmCheck {
 };
 GemmCheck check_gemm(char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda,
                      int64_t ldb, int64_t ldc, size_t elem_size);
-// Whether rows × cols elements with leading dimension ld can be addressed at all.
-bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size);
+// Whether rows × cols elements with leading dimension ld can be addressed at all: the last one,
+// at (rows - 1) + (cols - 1)·ld, within PTRDIFF_MAX bytes. Inline, with a first test that
+// settles every size below 2^28 (whose span cannot reach 2^59 bytes): this runs on every call.
+inline bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size) {
+    if (rows <= 0 || cols <= 0) return true;
+    if ((uint64_t(rows) | uint64_t(cols) | uint64_t(ld)) < (uint64_t(1) << 28)) return true;
+    const int64_t max_elements = int64_t(PTRDIFF_MAX / ptrdiff_t(elem_size));
+    int64_t span = 0;
+    if (__builtin_mul_overflow(cols - 1, ld, &span) || __builtin_add_overflow(span, rows, &span))
+        return false;
+    return span <= max_elements;
+}
 
 // The tsr_* door's checks (enums, then check_gemm) with a message naming the argument in the
 // caller's own terms; TSR_SUCCESS or TSR_ERR_INVALID_ARGUMENT with tsr_last_error() set.

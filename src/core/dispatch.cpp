@@ -15,6 +15,14 @@ namespace tessera::core {
 
 namespace {
 
+// From this many multiply-adds on, auto asks the CUDA plugin about a host-operand product (which
+// may load it and the driver); below, in a process without the driver, the CPU runs it.
+constexpr double kAutoAskCuda = 256.0 * 256.0 * 256.0;
+
+bool auto_would_ask_cuda(int64_t m, int64_t n, int64_t k) {
+    return double(m) * double(n) * double(k) >= kAutoAskCuda;
+}
+
 struct Choice {
     const BackendTable *table;
     void *state;     // the backend's per-handle state
@@ -29,8 +37,7 @@ struct Choice {
 const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k, const BackendTable *driver_cuda, const char **why) {
     static std::atomic<bool> asked{false};
     if (!asked.load(std::memory_order_relaxed)) {
-        const bool large = double(m) * double(n) * double(k) >= 256.0 * 256.0 * 256.0;
-        if (!large && !driver_cuda) {
+        if (!auto_would_ask_cuda(m, n, k) && !driver_cuda) {
             *why = "auto: host operands, small product";
             return nullptr;
         }
@@ -123,8 +130,10 @@ tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTra
     if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
     const BackendTable *table = nullptr;
     switch (ctx->backend) {
-    case TSR_BACKEND_CPU:
-    case TSR_BACKEND_AUTO: table = &cpu::backend(); break;
+    case TSR_BACKEND_CPU: table = &cpu::backend(); break;
+    case TSR_BACKEND_AUTO: // only where gemm() would not ask the CUDA plugin either
+        if (!auto_would_ask_cuda(args.m, args.n, args.k)) table = &cpu::backend();
+        break;
     case TSR_BACKEND_REFERENCE: table = &reference::backend(); break;
     case TSR_BACKEND_CUDA: break;
     }

@@ -20,8 +20,9 @@ template <typename T>
 tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace);
 
 // The same for a gemm plan's execution: where the call can only run on a host backend (the
-// handle's backend is cpu, reference or auto, and no CUDA driver is loaded, so no operand can
-// be device memory), straight to that backend; else, and with the call log on, as gemm().
+// handle's backend is cpu or reference, or auto on a product too small for auto to ask the
+// CUDA plugin; and no CUDA driver is loaded, so no operand can be device memory), straight to
+// that backend; else, and with the call log on, as gemm().
 template <typename T>
 tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace);
 
