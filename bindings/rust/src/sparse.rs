@@ -32,7 +32,14 @@ impl Format {
     ];
 
     fn code(self) -> c_int {
-        Format::ALL.iter().position(|&f| f == self).unwrap() as c_int
+        match self {
+            Format::Auto => ffi::TSR_FORMAT_AUTO,
+            Format::Csr => ffi::TSR_FORMAT_CSR,
+            Format::Coo => ffi::TSR_FORMAT_COO,
+            Format::Ell => ffi::TSR_FORMAT_ELL,
+            Format::Dia => ffi::TSR_FORMAT_DIA,
+            Format::Hyb => ffi::TSR_FORMAT_HYB,
+        }
     }
 }
 
@@ -237,8 +244,8 @@ impl<T: Scalar> SparseMatrix<T> {
         // SAFETY: self.raw is a live matrix and code a valid place.
         unsafe { ffi::tsr_sparse_get_format(self.raw, &mut code) };
         Format::ALL
-            .get(code as usize)
-            .copied()
+            .into_iter()
+            .find(|f| f.code() == code)
             .unwrap_or(Format::Csr)
     }
 

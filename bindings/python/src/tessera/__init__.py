@@ -17,6 +17,7 @@ Sparse matrices come from scipy.sparse or CSR/COO arrays:
 The library is found through ``$TESSERA_LIBRARY``, then the copy bundled with the package,
 then the system's search paths; :data:`library_path` tells which file was loaded.
 """
+from ._constants import TSR_VERSION_MAJOR, TSR_VERSION_MINOR, TSR_VERSION_PATCH
 from ._library import library as _library
 
 _lib = _library()  # fails at import, with what was tried, when no library can be loaded
@@ -27,7 +28,7 @@ from ._handle import BACKENDS, Handle, backend_available  # noqa: E402
 from ._plan import GemmPlan  # noqa: E402
 from ._sparse import FORMATS, SparseMatrix, spmv  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = f"{TSR_VERSION_MAJOR}.{TSR_VERSION_MINOR}.{TSR_VERSION_PATCH}"
 
 library_path = _lib.path
 """The libtessera file this package loaded."""

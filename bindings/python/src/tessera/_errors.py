@@ -1,16 +1,12 @@
 # TesseraError, raised when a library call fails, and the helper that turns a status into it.
 # The message carries tsr_last_error()'s text, read on the thread that made the call.
+from . import _constants
+from ._constants import TSR_SUCCESS
 from ._library import library
 
-STATUS_NAMES = {
-    0: "TSR_SUCCESS",
-    1: "TSR_ERR_INVALID_ARGUMENT",
-    2: "TSR_ERR_BACKEND_UNAVAILABLE",
-    3: "TSR_ERR_OUT_OF_MEMORY",
-    4: "TSR_ERR_DEVICE",
-    5: "TSR_ERR_NOT_SUPPORTED",
-    6: "TSR_ERR_INTERNAL",
-}
+# tsr_status value -> its name in tessera.h ("TSR_SUCCESS", "TSR_ERR_*").
+STATUS_NAMES = {value: name for name, value in vars(_constants).items()
+                if name == "TSR_SUCCESS" or name.startswith("TSR_ERR_")}
 
 
 class TesseraError(RuntimeError):
@@ -34,6 +30,6 @@ class TesseraError(RuntimeError):
 
 def check(function, status):
     """Raises TesseraError unless status is TSR_SUCCESS."""
-    if status != 0:
+    if status != TSR_SUCCESS:
         detail = library().tsr_last_error()
         raise TesseraError(function, status, detail.decode(errors="replace") if detail else "")

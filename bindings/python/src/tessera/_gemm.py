@@ -4,12 +4,10 @@ import numpy as np
 
 from . import _device
 from ._arrays import check_float_dtype, describe, is_device_array, real_scalar, storage
+from ._constants import TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, TSR_ROW_MAJOR
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
-
-_ROW_MAJOR, _COL_MAJOR = 101, 102
-_OP_N, _OP_T = 111, 112
 
 
 def _flag(value, name):
@@ -117,9 +115,9 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, han
     layout, ldc = storage(C)[0]
     A, flip_a, lda = _operand(A, "a", layout, copy)
     B, flip_b, ldb = _operand(B, "b", layout, copy)
-    op_a = _OP_T if trans_a != flip_a else _OP_N
-    op_b = _OP_T if trans_b != flip_b else _OP_N
-    layout_value = _ROW_MAJOR if layout == "row" else _COL_MAJOR
+    op_a = TSR_OP_T if trans_a != flip_a else TSR_OP_N
+    op_b = TSR_OP_T if trans_b != flip_b else TSR_OP_N
+    layout_value = TSR_ROW_MAJOR if layout == "row" else TSR_COL_MAJOR
 
     name = "tsr_sgemm" if dtype == np.float32 else "tsr_dgemm"
     call = getattr(lib, name)

@@ -2,18 +2,22 @@
 # and the module-level questions about backends.
 import ctypes
 
+from ._constants import TSR_BACKEND_AUTO, TSR_BACKEND_CPU, TSR_BACKEND_CUDA, TSR_BACKEND_REFERENCE
 from ._errors import TesseraError, check
 from ._library import library
 from ._owned import Owned
 
-BACKENDS = ("auto", "cpu", "cuda", "reference")  # index = tsr_backend value
+_BACKEND_VALUES = {"auto": TSR_BACKEND_AUTO, "cpu": TSR_BACKEND_CPU, "cuda": TSR_BACKEND_CUDA,
+                   "reference": TSR_BACKEND_REFERENCE}
+_BACKEND_NAMES = {value: name for name, value in _BACKEND_VALUES.items()}
+BACKENDS = tuple(_BACKEND_VALUES)  # the names a handle takes, "auto" first
 
 
 def backend_value(name):
     """tsr_backend for a name ("auto", "cpu", "cuda", "reference")."""
     if not isinstance(name, str) or name.lower() not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {name!r}")
-    return BACKENDS.index(name.lower())
+    return _BACKEND_VALUES[name.lower()]
 
 
 def backend_available(name):
@@ -80,7 +84,7 @@ class Handle(Owned):
         value = ctypes.c_int(0)
         check("tsr_get_backend",
               self._lib.tsr_get_backend(self._as_parameter_, ctypes.byref(value)))
-        return BACKENDS[value.value] if 0 <= value.value < len(BACKENDS) else str(value.value)
+        return _BACKEND_NAMES.get(value.value, str(value.value))
 
     @backend.setter
     def backend(self, name):

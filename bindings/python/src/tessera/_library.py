@@ -6,9 +6,11 @@ import os
 import pathlib
 import threading
 
+from ._constants import TSR_VERSION_MAJOR
+
 # The ABI this package speaks: the major version of the library (its SONAME number).
-ABI_MAJOR = 0
-SONAME = "libtessera.so.0"
+ABI_MAJOR = TSR_VERSION_MAJOR
+SONAME = f"libtessera.so.{ABI_MAJOR}"
 
 _c_int = ctypes.c_int
 _i64 = ctypes.c_int64

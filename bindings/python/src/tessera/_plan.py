@@ -5,13 +5,11 @@ import ctypes
 import numpy as np
 
 from ._arrays import check_float_dtype, describe, real_scalar, storage
+from ._constants import TSR_COL_MAJOR, TSR_F32, TSR_F64, TSR_OP_N, TSR_OP_T, TSR_ROW_MAJOR
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
 from ._owned import Owned
-
-_ROW_MAJOR, _COL_MAJOR = 101, 102
-_OP_N, _OP_T = 111, 112
 
 
 def _operand_storage(arr, name, layout, function):
@@ -73,9 +71,10 @@ class GemmPlan(Owned):
         self._handle = handle  # kept alive: the plan uses it
         raw = ctypes.c_void_p()
         check("tsr_gemm_plan_create", lib.tsr_gemm_plan_create(
-            handle_parameter(handle), ctypes.byref(raw), 0 if self.dtype == np.float32 else 1,
-            _ROW_MAJOR if layout == "row" else _COL_MAJOR, _OP_T if trans_a != flip_a else _OP_N,
-            _OP_T if trans_b != flip_b else _OP_N, m, n, k, lda, ldb, ldc))
+            handle_parameter(handle), ctypes.byref(raw), TSR_F32 if self.dtype == np.float32 else TSR_F64,
+            TSR_ROW_MAJOR if layout == "row" else TSR_COL_MAJOR,
+            TSR_OP_T if trans_a != flip_a else TSR_OP_N, TSR_OP_T if trans_b != flip_b else TSR_OP_N,
+            m, n, k, lda, ldb, ldc))
         self._ptr = raw.value
         self.shape = (m, n, k)
 

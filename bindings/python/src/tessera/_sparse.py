@@ -8,14 +8,18 @@ import numpy as np
 from . import _device
 from ._arrays import (FLOAT_TYPES, aligned_array, contiguous_vector, describe, is_device_array,
                       real_scalar)
+from ._constants import (TSR_F32, TSR_F64, TSR_FORMAT_AUTO, TSR_FORMAT_COO, TSR_FORMAT_CSR,
+                         TSR_FORMAT_DIA, TSR_FORMAT_ELL, TSR_FORMAT_HYB, TSR_INDEX_I32,
+                         TSR_INDEX_I64, TSR_OP_N, TSR_OP_T)
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
 from ._owned import Owned
 
-FORMATS = ("auto", "csr", "coo", "ell", "dia", "hyb")  # index = tsr_format value
-_OP_N, _OP_T = 111, 112
-_I32, _I64 = 0, 1
+_FORMAT_VALUES = {"auto": TSR_FORMAT_AUTO, "csr": TSR_FORMAT_CSR, "coo": TSR_FORMAT_COO,
+                  "ell": TSR_FORMAT_ELL, "dia": TSR_FORMAT_DIA, "hyb": TSR_FORMAT_HYB}
+_FORMAT_NAMES = {value: name for name, value in _FORMAT_VALUES.items()}
+FORMATS = tuple(_FORMAT_VALUES)  # the names optimize() takes, "auto" first
 
 
 def _library_with_sparse(function):
@@ -50,8 +54,8 @@ def _index_arrays(arrays, names, function):
             raise TypeError(f"{function}: {name} must hold integers, not {x.dtype}")
         out.append(x)
     if all(x.dtype == np.int32 for x in out):
-        return [aligned_array(x) for x in out], _I32
-    return [aligned_array(x, dtype=np.int64) for x in out], _I64
+        return [aligned_array(x) for x in out], TSR_INDEX_I32
+    return [aligned_array(x, dtype=np.int64) for x in out], TSR_INDEX_I64
 
 
 def _shape(shape, function):
@@ -105,7 +109,8 @@ class SparseMatrix(Owned):
         hp = handle_parameter(handle)
         raw = ctypes.c_void_p()
         name = "tsr_sparse_create_csr" if kind == "csr" else "tsr_sparse_create_coo"
-        check(name, getattr(lib, name)(hp, ctypes.byref(raw), FLOAT_TYPES.index(dtype), itype,
+        dtype_value = TSR_F32 if dtype == np.float32 else TSR_F64
+        check(name, getattr(lib, name)(hp, ctypes.byref(raw), dtype_value, itype,
                                        rows, cols, nnz, first.ctypes.data, col.ctypes.data,
                                        values.ctypes.data))
         self = object.__new__(cls)
@@ -168,7 +173,7 @@ class SparseMatrix(Owned):
         value = ctypes.c_int(0)
         check("tsr_sparse_get_format",
               self._lib.tsr_sparse_get_format(self._as_parameter_, ctypes.byref(value)))
-        return FORMATS[value.value] if 0 <= value.value < len(FORMATS) else str(value.value)
+        return _FORMAT_NAMES.get(value.value, str(value.value))
 
     def optimize(self, format="auto", *, handle=None):
         """Converts the matrix to ``format`` ("auto", "csr", "coo", "ell", "dia", "hyb") for the
@@ -179,7 +184,7 @@ class SparseMatrix(Owned):
                              f"not {format!r}")
         h = handle if handle is not None else self._handle
         check("tsr_sparse_optimize", self._lib.tsr_sparse_optimize(
-            handle_parameter(h), self._as_parameter_, FORMATS.index(format.lower())))
+            handle_parameter(h), self._as_parameter_, _FORMAT_VALUES[format.lower()]))
         return self
 
     @property
@@ -246,7 +251,7 @@ def _call(matrix, trans, alpha, x_address, beta, y_address, handle):
     lib = matrix._lib
     name, fn = (("tsr_sspmv", lib.tsr_sspmv) if matrix.dtype == np.float32
                 else ("tsr_dspmv", lib.tsr_dspmv))
-    check(name, fn(handle_parameter(handle), _OP_T if trans else _OP_N, alpha,
+    check(name, fn(handle_parameter(handle), TSR_OP_T if trans else TSR_OP_N, alpha,
                    matrix._as_parameter_, x_address, beta, y_address))
 
 
