@@ -626,228 +626,98 @@ contains
     if (present(index_base)) base_of = index_base
   end function base_of
 
-  !> A real32 matrix from CSR arrays with int32 indices (1-based unless index_base = 0).
+  ! The eight specific procedures of tessera_sparse_csr and tessera_sparse_coo (real32/real64
+  ! values, int32/int64 indices) are one template: each names its kinds rk and ik and its first
+  ! index array (row_ptr or row_idx, the keyword callers may use), then takes the other dummy
+  ! arguments from tessera_sparse_arguments.inc and the procedure that does the work, create,
+  ! from tessera_sparse_create.inc.
+
+  !> A real32 matrix from CSR arrays with int32 indices.
   subroutine csr_r32_i32(matrix, rows, cols, row_ptr, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int32), intent(in), target, contiguous :: row_ptr(:), col_idx(:)
-    real(real32), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int32), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_ptr)), col0(size(col_idx)))
-       first0 = row_ptr - 1_int32
-       col0 = col_idx - 1_int32
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I32, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I32, &
-            c_loc(row_ptr), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real32, ik = int32
+    integer(ik), intent(in), target, contiguous :: row_ptr(:)
+    include "tessera_sparse_arguments.inc"
+    call create("csr", row_ptr)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine csr_r32_i32
 
-  !> A real32 matrix from CSR arrays with int64 indices (1-based unless index_base = 0).
+  !> A real32 matrix from CSR arrays with int64 indices.
   subroutine csr_r32_i64(matrix, rows, cols, row_ptr, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int64), intent(in), target, contiguous :: row_ptr(:), col_idx(:)
-    real(real32), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int64), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_ptr)), col0(size(col_idx)))
-       first0 = row_ptr - 1_int64
-       col0 = col_idx - 1_int64
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I64, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I64, &
-            c_loc(row_ptr), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real32, ik = int64
+    integer(ik), intent(in), target, contiguous :: row_ptr(:)
+    include "tessera_sparse_arguments.inc"
+    call create("csr", row_ptr)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine csr_r32_i64
 
-  !> A real64 matrix from CSR arrays with int32 indices (1-based unless index_base = 0).
+  !> A real64 matrix from CSR arrays with int32 indices.
   subroutine csr_r64_i32(matrix, rows, cols, row_ptr, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int32), intent(in), target, contiguous :: row_ptr(:), col_idx(:)
-    real(real64), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int32), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_ptr)), col0(size(col_idx)))
-       first0 = row_ptr - 1_int32
-       col0 = col_idx - 1_int32
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I32, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I32, &
-            c_loc(row_ptr), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real64, ik = int32
+    integer(ik), intent(in), target, contiguous :: row_ptr(:)
+    include "tessera_sparse_arguments.inc"
+    call create("csr", row_ptr)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine csr_r64_i32
 
-  !> A real64 matrix from CSR arrays with int64 indices (1-based unless index_base = 0).
+  !> A real64 matrix from CSR arrays with int64 indices.
   subroutine csr_r64_i64(matrix, rows, cols, row_ptr, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int64), intent(in), target, contiguous :: row_ptr(:), col_idx(:)
-    real(real64), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int64), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_ptr)), col0(size(col_idx)))
-       first0 = row_ptr - 1_int64
-       col0 = col_idx - 1_int64
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I64, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("csr", matrix, rows, cols, base, size(row_ptr, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I64, &
-            c_loc(row_ptr), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real64, ik = int64
+    integer(ik), intent(in), target, contiguous :: row_ptr(:)
+    include "tessera_sparse_arguments.inc"
+    call create("csr", row_ptr)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine csr_r64_i64
 
-  !> A real32 matrix from coordinates with int32 indices (1-based unless index_base = 0).
+  !> A real32 matrix from coordinates with int32 indices.
   subroutine coo_r32_i32(matrix, rows, cols, row_idx, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int32), intent(in), target, contiguous :: row_idx(:), col_idx(:)
-    real(real32), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int32), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_idx)), col0(size(col_idx)))
-       first0 = row_idx - 1_int32
-       col0 = col_idx - 1_int32
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I32, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I32, &
-            c_loc(row_idx), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real32, ik = int32
+    integer(ik), intent(in), target, contiguous :: row_idx(:)
+    include "tessera_sparse_arguments.inc"
+    call create("coo", row_idx)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine coo_r32_i32
 
-  !> A real32 matrix from coordinates with int64 indices (1-based unless index_base = 0).
+  !> A real32 matrix from coordinates with int64 indices.
   subroutine coo_r32_i64(matrix, rows, cols, row_idx, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int64), intent(in), target, contiguous :: row_idx(:), col_idx(:)
-    real(real32), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int64), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_idx)), col0(size(col_idx)))
-       first0 = row_idx - 1_int64
-       col0 = col_idx - 1_int64
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I64, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F32, TSR_INDEX_I64, &
-            c_loc(row_idx), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real32, ik = int64
+    integer(ik), intent(in), target, contiguous :: row_idx(:)
+    include "tessera_sparse_arguments.inc"
+    call create("coo", row_idx)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine coo_r32_i64
 
-  !> A real64 matrix from coordinates with int32 indices (1-based unless index_base = 0).
+  !> A real64 matrix from coordinates with int32 indices.
   subroutine coo_r64_i32(matrix, rows, cols, row_idx, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int32), intent(in), target, contiguous :: row_idx(:), col_idx(:)
-    real(real64), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int32), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_idx)), col0(size(col_idx)))
-       first0 = row_idx - 1_int32
-       col0 = col_idx - 1_int32
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I32, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I32, &
-            c_loc(row_idx), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real64, ik = int32
+    integer(ik), intent(in), target, contiguous :: row_idx(:)
+    include "tessera_sparse_arguments.inc"
+    call create("coo", row_idx)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine coo_r64_i32
 
-  !> A real64 matrix from coordinates with int64 indices (1-based unless index_base = 0).
+  !> A real64 matrix from coordinates with int64 indices.
   subroutine coo_r64_i64(matrix, rows, cols, row_idx, col_idx, values, index_base, handle, &
        stat, errmsg)
-    type(tessera_sparse), intent(inout) :: matrix
-    integer, intent(in) :: rows, cols
-    integer(int64), intent(in), target, contiguous :: row_idx(:), col_idx(:)
-    real(real64), intent(in), target, contiguous :: values(:)
-    integer, intent(in), optional :: index_base
-    type(tessera_handle), intent(in), optional :: handle
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    integer(int64), allocatable, target :: first0(:), col0(:)
-    integer :: base
-    base = base_of(index_base)
-    if (base == 1) then
-       allocate (first0(size(row_idx)), col0(size(col_idx)))
-       first0 = row_idx - 1_int64
-       col0 = col_idx - 1_int64
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I64, &
-            c_loc(first0), c_loc(col0), c_loc(values), handle, stat, errmsg)
-    else
-       call build("coo", matrix, rows, cols, base, size(row_idx, kind=int64), &
-            size(col_idx, kind=int64), size(values, kind=int64), TSR_F64, TSR_INDEX_I64, &
-            c_loc(row_idx), c_loc(col_idx), c_loc(values), handle, stat, errmsg)
-    end if
+    integer, parameter :: rk = real64, ik = int64
+    integer(ik), intent(in), target, contiguous :: row_idx(:)
+    include "tessera_sparse_arguments.inc"
+    call create("coo", row_idx)
+  contains
+    include "tessera_sparse_create.inc"
   end subroutine coo_r64_i64
 
   !> Chooses the storage format of the matrix (TSR_FORMAT_*, default TSR_FORMAT_AUTO).

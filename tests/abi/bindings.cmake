@@ -14,6 +14,9 @@ if(CMAKE_Fortran_COMPILER)
   set_target_properties(abi_tessera_fortran PROPERTIES
     Fortran_MODULE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tessera_module)
   target_include_directories(abi_tessera_fortran PUBLIC ${CMAKE_CURRENT_BINARY_DIR}/tessera_module)
+  # The folder of the template files tessera.f90 includes: named, so that the dependency scan
+  # finds them and editing one rebuilds the module.
+  target_include_directories(abi_tessera_fortran PRIVATE ${TSR_FORTRAN_DIR})
   target_link_libraries(abi_tessera_fortran PUBLIC tessera)
   if(CMAKE_Fortran_COMPILER_ID STREQUAL "GNU")
     # The module is standard Fortran 2018: no compiler extension may creep in.

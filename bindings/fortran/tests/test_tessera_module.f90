@@ -1,5 +1,6 @@
 ! Test of the Fortran module `tessera`: handles, gemm on real32/real64 arrays (against matmul),
-! sparse matrices from CSR and COO in every format, spmv, and the stat=/errmsg= error paths.
+! sparse matrices from CSR and COO in every format and from each typed variant, spmv, and the
+! stat=/errmsg= error paths.
 program test_tessera_module
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
   use tessera
@@ -14,6 +15,7 @@ program test_tessera_module
   call test_gemm_errors()
   call test_sparse_csr()
   call test_sparse_coo_and_formats()
+  call test_sparse_every_variant()
   call test_sparse_errors()
   call test_gemm_plan()
 
@@ -268,6 +270,67 @@ contains
     call tessera_sparse_destroy(A)
     call tessera_destroy(h)
   end subroutine test_sparse_coo_and_formats
+
+  !> Each of the eight specific procedures of tessera_sparse_csr and tessera_sparse_coo
+  !> (real32/real64 values, int32/int64 indices), called with its keywords, from 0-based and
+  !> 1-based arrays: A = [1 0 2; 0 0 0; 3 4 0].
+  subroutine test_sparse_every_variant()
+    integer(int32), parameter :: ptr(4) = [1, 3, 3, 5], row(4) = [1, 1, 3, 3], col(4) = [1, 3, 1, 2]
+    real(real64), parameter :: values(4) = [1, 2, 3, 4]
+    type(tessera_sparse) :: A
+    integer :: b
+    do b = 0, 1
+       call tessera_sparse_csr(A, 3, 3, row_ptr=ptr - 1 + b, col_idx=col - 1 + b, &
+            values=real(values, real32), index_base=b)
+       call check_variant(A, TSR_F32, 'csr real32 int32', b)
+       call tessera_sparse_csr(A, 3, 3, row_ptr=int(ptr - 1 + b, int64), &
+            col_idx=int(col - 1 + b, int64), values=real(values, real32), index_base=b)
+       call check_variant(A, TSR_F32, 'csr real32 int64', b)
+       call tessera_sparse_csr(A, 3, 3, row_ptr=ptr - 1 + b, col_idx=col - 1 + b, &
+            values=values, index_base=b)
+       call check_variant(A, TSR_F64, 'csr real64 int32', b)
+       call tessera_sparse_csr(A, 3, 3, row_ptr=int(ptr - 1 + b, int64), &
+            col_idx=int(col - 1 + b, int64), values=values, index_base=b)
+       call check_variant(A, TSR_F64, 'csr real64 int64', b)
+       call tessera_sparse_coo(A, 3, 3, row_idx=row - 1 + b, col_idx=col - 1 + b, &
+            values=real(values, real32), index_base=b)
+       call check_variant(A, TSR_F32, 'coo real32 int32', b)
+       call tessera_sparse_coo(A, 3, 3, row_idx=int(row - 1 + b, int64), &
+            col_idx=int(col - 1 + b, int64), values=real(values, real32), index_base=b)
+       call check_variant(A, TSR_F32, 'coo real32 int64', b)
+       call tessera_sparse_coo(A, 3, 3, row_idx=row - 1 + b, col_idx=col - 1 + b, &
+            values=values, index_base=b)
+       call check_variant(A, TSR_F64, 'coo real64 int32', b)
+       call tessera_sparse_coo(A, 3, 3, row_idx=int(row - 1 + b, int64), &
+            col_idx=int(col - 1 + b, int64), values=values, index_base=b)
+       call check_variant(A, TSR_F64, 'coo real64 int64', b)
+    end do
+  end subroutine test_sparse_every_variant
+
+  !> A's type and A*[1, 10, 100] = [201, 0, 43], then A is destroyed.
+  subroutine check_variant(A, dtype, what, base)
+    type(tessera_sparse), intent(inout) :: A
+    integer, intent(in) :: dtype, base
+    character(len=*), intent(in) :: what
+    real(real64), parameter :: x(3) = [1, 10, 100], want(3) = [201, 0, 43]
+    real(real32) :: y32(3)
+    real(real64) :: y64(3)
+    character(len=80) :: name
+    integer :: stat
+    write (name, '(a,a,i0)') what, ', index_base = ', base
+    call expect(A%dtype == dtype, trim(name) // ': the matrix has the values'' type')
+    stat = -1
+    if (dtype == TSR_F32) then
+       y32 = -1
+       call tessera_spmv('N', 1.0, A, real(x, real32), 0.0, y32, stat=stat)
+       call expect(stat == TSR_SUCCESS .and. all(y32 == real(want, real32)), trim(name) // ': spmv')
+    else
+       y64 = -1
+       call tessera_spmv('N', 1.0d0, A, x, 0.0d0, y64, stat=stat)
+       call expect(stat == TSR_SUCCESS .and. all(y64 == want), trim(name) // ': spmv')
+    end if
+    call tessera_sparse_destroy(A)
+  end subroutine check_variant
 
   subroutine test_sparse_errors()
     type(tessera_sparse) :: A
