@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Turns tessera-bench JSON into the Markdown tables of docs/performance.md: a machine line,
+# Turns tessera-bench JSON into Markdown tables for a journal entry (docs/journal/): a machine line,
 # the date and measured peak, and one row per gemm measurement with ratios, peak% and errors.
 """Markdown tables from tessera-bench JSON.
 

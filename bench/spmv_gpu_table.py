@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# Turns the JSON of "tessera-bench spmv --backend cuda" into the Markdown table of
-# docs/performance.md: the device line, then one row per matrix, value type and op.
+# Turns the JSON of "tessera-bench spmv --backend cuda" into the Markdown table of a journal
+# entry (docs/journal/): the device line, then one row per matrix, value type and op.
 """Markdown tables from tessera-bench spmv --backend cuda JSON.
 
 usage: spmv_gpu_table.py SPMV.json [SPMV.json ...] [-o FILE]
