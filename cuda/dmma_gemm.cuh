@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
     const int g = lane / 4, t = lane % 4;
-    // Groups of 16 tile rows: 0.89 -> 0.92x cuBLAS at 4096^3 against groups of 8 (no change at
-    // 8192^3; docs/performance.md).
+    // Tile rows walked in groups of 16, so that the blocks running at once share A's and B's
+    // panels in L2; of 4 to 32, 16 timed best (docs/journal/2026-11-cuda-gemm.md).
     if constexpr (!SK) {
         const GemmParams<double> p = k_slice<double, TA, TB>(whole);
         int64_t tm, tn;

@@ -199,9 +199,9 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
 
 // How a product with host operands is cut so that its transfers overlap its kernels: C in
 // `blocks` blocks of columns, the first one's product over `slices` slices of k. Automatic:
-// products of 2^37 multiply-adds or more (about 5200³; on an H100 8192³ sgemm took 31 ms
-// against 50 sent first, but 4096³ 12.1 against 9.3: its blocks of 512 columns leave half of
-// the multiprocessors idle), blocks and slices of at least 512, at most 8 of each; `on` (for
+// products of 2^37 multiply-adds or more (about 5200³; below that the blocks are too narrow,
+// 4096³'s of 512 columns leaving half of the multiprocessors idle, and the product slows more
+// than the overlap saves), blocks and slices of at least 512, at most 8 of each; `on` (for
 // tests) cuts any product into blocks and slices of 16 or more.
 struct OverlapPlan {
     int64_t blocks = 1, slices = 1;
@@ -386,10 +386,9 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
     if (classify(C) == Memory::device || classify(A) == Memory::device || classify(B) == Memory::device)
         return 2;
     // Host operands: worth it when the CPU would take longer than moving the data (A, B, and C
-    // both ways) through the pinned buffers plus the device's own time. Calibrated on an H100
-    // machine (docs/backends.md, "Auto routing"): its host path moved 22-29 GB/s of those
-    // bytes at 384-1024, after 50 us of fixed cost; its CPU ran 50-65 (float) and 24-35
-    // (double) GFLOP/s per thread on 16 threads.
+    // both ways) through the pinned buffers plus the device's own time. The rates and the fixed
+    // cost are the H100 machine's (its host path and its 16-core CPU): docs/backends.md, "Auto
+    // routing of gemm", gives the model; the runs are in docs/journal/2026-11-cuda-gemm.md.
     const State *s = shared_state();
     const double flops = 2.0 * double(m) * double(n) * double(k);
     const double bytes = double(elem_size) * (double(m) * double(k) + double(k) * double(n) + 2.0 * double(m) * double(n));

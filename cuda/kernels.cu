@@ -135,11 +135,11 @@ template <typename E, size_t N> bool parse_name(const char *const (&names)[N], c
 }
 
 // Automatic: 256x128 (8x16 per thread, no spills) once there is a 128x128 tile for every
-// multiprocessor, else 64x64. Measured on an H100 against cuBLAS (docs/performance.md):
-// 256x128 0.77-0.79x at 2048-8192 where the spilling 128x128 made 0.63-0.65x; 64x64 0.91x at
-// 1024. Below one 128x128 tile per multiprocessor, a 64-row (64-column) panel at least 1024 long takes
-// 64x256 (256x64) tiles, split-K filling the device: on an H100 64x8192x8192 0.95x and
-// 8192x64x8192 0.98x cuBLAS, where 64x64 tiles made 0.86x and 0.81x.
+// multiprocessor, else 64x64, which keeps the multiprocessors busy where large tiles would be
+// too few. Below one 128x128 tile per multiprocessor, a 64-row (64-column) panel at least 1024
+// long takes 64x256 (256x64) tiles, split-K filling the device: on such panels the 64x64 tile,
+// not the split, was the limit, and the tall tiles give each thread twice its register tile
+// (docs/journal/2026-11-cuda-gemm.md).
 SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile) {
     if (tile != SgemmTile::automatic) return tile;
     if (large_tiles(dev, m, n)) return SgemmTile::t256x128;
@@ -149,10 +149,9 @@ SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile
 }
 
 // Automatic: dmma 128x128 once there is a 128x128 tile for every multiprocessor, else 64x64
-// (two blocks per SM; split-K where the tiles are few). Measured on an H100 against cuBLAS
-// (docs/performance.md): with the swizzled fragment tiles 128x128 0.90x / 0.92x at 4096^3 /
-// 8192^3 where 64x64 made 0.86x (before the swizzle the two were level, 0.85-0.90x); with
-// k = 64-256 the 128x128 tile 0.69-0.84x where 64x64 made 0.63-0.74x.
+// (two blocks per SM; split-K where the tiles are few). Since the fragment tiles are swizzled
+// the larger tile is the faster at 4096^3 and 8192^3 and with a short k, where it also writes
+// C in half as many blocks (docs/journal/2026-11-cuda-gemm.md).
 DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
@@ -216,8 +215,8 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     const int bm = t.bm, bn = t.bn, resident = t.resident;
     const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
     const int64_t capacity = int64_t(resident) * dev.sm_count;
-    // Split only where the tiles fill less than half of the device's places (at 2048² the
-    // 256×128 tiles fill 128 of 132 and slicing k measured 0.72× against 0.79× unsliced).
+    // Split only where the tiles fill less than half of the device's places: a grid nearly
+    // full already (2048² on 256×128 tiles fills 128 of 132) only pays for the partial sums.
     if (2 * tiles > capacity) return 1;
     // About twice the device's places in blocks, each slice of k at least 512 deep, at most 16.
     int64_t slices = 2 * capacity / tiles;
@@ -230,10 +229,9 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
 constexpr int kSimtLargeBK = 8, kDmmaLargeBK = 16;
 
 // Automatic: the last partial wave alone (as `last`) wherever there is one and k is at least
-// 512 deep. Measured on an H100 against the same build without it (docs/performance.md), ratio
-// to cuBLAS: sgemm 3072^3 0.80 -> 1.05, 4096^3 0.935 -> 0.945, 6144^3 0.94 -> 0.965, 8192^3
-// 0.94 -> 0.965; dgemm 3072^3 0.83 -> 0.93-0.95, 4096^3 0.92 -> 0.93, 6144^3 0.89 -> 0.91,
-// 8192^3 0.89 -> 0.92.
+// 512 deep: cut into spans shorter than a tile, the last wave takes its share of a wave's time
+// instead of a whole one, while the full waves before it keep their blocks in step along k,
+// sharing each k tile in L2 (docs/journal/2026-11-cuda-gemm.md).
 // The kernels with a stream-K form: SGEMM 256x128 and DGEMM dmma 128x128, one block per SM.
 StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                           const KernelChoice &choice) {
@@ -295,8 +293,8 @@ const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 // STAGES, MIN_BLOCKS (blocks per multiprocessor the register budget is cut for). The 8×16
 // register tiles (128 accumulators) take 8-deep k steps: with 16 the compiler's hoisted
 // shared-memory reads and the copies' addresses no longer fit 255 registers. The panel tiles
-// 64x256 and 256x64 have 8 warps of 64x32 (8x8 per thread, 216-230 registers, one block per
-// SM): with 4 warps of 64x64 each thread's share of the copies spilled 108-136 bytes.
+// 64x256 and 256x64 have 8 warps of 64x32 (8x8 per thread, one block per SM): with 4 warps of
+// 64x64 each thread's share of the copies' addresses spilled.
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
                          const KernelChoice &choice, const void *panels) {
     if (use_wgmma(dev, choice)) return launch_wgmma_tf32(stream, p, choice.math == SgemmMath::tf32x3 ? 3 : 1, panels);

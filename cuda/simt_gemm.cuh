@@ -34,8 +34,8 @@ template <int G, int STEP, typename T> __device__ __forceinline__ void lds_group
 // operand reuse cache then supplies it). ptxas allocates the registers after that order, and
 // the register-file conflicts that follow (Nsight Compute's dispatch stalls) depend on it in
 // ways no simple bank model predicted, so for 8-row tiles the rows go in a measured order:
-// the best of 56 orders of this kernel timed on an H100 (docs/performance.md: 256x128 at
-// 4096^3, 0.875x cuBLAS row by row, 0.90x in plain serpentine, 0.93x in this order).
+// the best of 56 orders of this kernel timed on an H100 (256x128 at 4096^3; the orders and how
+// they compared are in docs/journal/2026-11-cuda-gemm.md).
 // The eight rows' order as the digits of one number (a build may define another to time it).
 #ifndef TESSERA_SIMT_ROWS8
 #define TESSERA_SIMT_ROWS8 23547601

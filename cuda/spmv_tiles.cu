@@ -25,8 +25,8 @@ constexpr int kLockstepRows = 32;
 // every lane of a warp runs every step (q is the warp's first entry, entries past e add -0.0,
 // which changes no sum), and a warp whose lanes all add to one row adds once. Shared-memory
 // atomics on floating point are compare-and-swap loops: for doubles, kept in step this way they
-// measured 12% less time on random rows (H100), where floats measured 14% more; a long tile of
-// few rows needs it whatever the type (a warp's lanes would spin on one sum).
+// take less time on random rows, for floats more (docs/journal/2026-11-cuda-spmv.md); a long
+// tile of few rows needs it whatever the type (a warp's lanes would spin on one sum).
 template <typename V, typename I, bool LOCKSTEP>
 __device__ __forceinline__ void add_entries(V *sum, int64_t b, int64_t e, const I *__restrict__ col,
                                             const uint16_t *__restrict__ lrow, const V *__restrict__ val,

@@ -253,12 +253,11 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
     };
     // Starts the copies of rows [mn0, mn0 + ROWS) × columns [k0, k0 + BK) of the operand g.
     // Edge blocks' bounds-checked copies. For doubles (the DGEMM kernels) a function of its
-    // own, not inlined into the main loop: inlined, its addresses and predicates were live
-    // beside the accumulators, and ptxas packed the dmma 128×128 kernel into 254 registers
-    // where with the call it takes 212–218. On an H100 that took DGEMM from 0.875–0.885× to
-    // 0.913–0.930× cuBLAS at 4096³ and 8192³ (docs/performance.md). The SIMT SGEMM kernel,
-    // whose FMA order was tuned to its register allocation, lost 6% the same way, so it and the
-    // float kernels keep their copies inlined.
+    // own, not inlined into the main loop: inlined, its addresses and predicates are live
+    // beside the accumulators and crowd the main loop's registers, and the DGEMM kernels run
+    // faster with the call. The SIMT SGEMM kernel, whose FMA order was tuned to its register
+    // allocation, ran slower that way, so it and the float kernels keep their copies inlined
+    // (docs/journal/2026-11-cuda-gemm.md).
     template <int THREADS>
     __device__ static __forceinline__ void load(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
                                                 int64_t K, bool vec) {
@@ -373,9 +372,9 @@ __device__ __forceinline__ StreamKUnit stream_k_unit(const GemmParams<T> &p, int
 
 // The stretches of block `block`'s span, in order: `unit(i)` for each, i its first step in the
 // run. The kernels work a stretch out from i before their main loop and again after it (from a
-// copy the compiler cannot see through), so that little but i stays live across the loop: on
-// an H100 the stream-K SGEMM kernel ran 132 whole tiles in 744 µs so, 768 µs holding the
-// stretch's fields (the plain kernel: 722; docs/performance.md).
+// copy the compiler cannot see through), so that little but i stays live across the loop: the
+// stretch's fields held across it take registers from the main loop and slow the stream-K
+// kernels (docs/journal/2026-11-cuda-gemm.md).
 template <typename T, typename F>
 __device__ __forceinline__ void stream_k_units(const GemmParams<T> &p, int64_t steps, int block, F unit) {
     const int64_t end0 = (int64_t(block) + 1) * p.sk_iters, total = p.sk_tiles * steps;
@@ -406,7 +405,7 @@ __device__ __forceinline__ GemmParams<T> k_range(GemmParams<T> p, const StreamKU
 // result does not depend on which block finished first. The kernels' accumulators meet one
 // store code either way: a second consumer of them after the main loop (the pieces stored
 // straight from registers, or summed there) changed the registers' allocation in the loop and
-// cost the stream-K kernels 3-10% of their speed (H100, docs/performance.md).
+// slowed the stream-K kernels (docs/journal/2026-11-cuda-gemm.md).
 template <typename T>
 __device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const StreamKUnit &u, int bm, int bn) {
     p.C = p.sk_work + u.slot(int(blockIdx.x)) * bm * bn;

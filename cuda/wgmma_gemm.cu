@@ -9,7 +9,7 @@
 // copying tiles (cp.async.bulk, completing on mbarriers) and two multiplying, each a 64×BN half
 // of the block's 128×BN tile of C. 3xTF32 is a TF32 product with k three times as deep (lo_a·hi_b,
 // then hi_a·lo_b, then hi_a·hi_b). The tensor cores' own sums lose low bits as they go (over a
-// whole k of 4096 they made the error 8x FP32's), so 3xTF32 sums each 32-deep tile from zero
+// long k, to several times FP32's error), so 3xTF32 sums each 32-deep tile from zero
 // and adds it to FP32 accumulators of its own: 64 accumulators and 64 partial sums per thread
 // fit where 128 of each would not, hence its 128×128 tile against plain TF32's 128×256.
 #include "wgmma_gemm.hpp"

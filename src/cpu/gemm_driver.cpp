@@ -285,8 +285,9 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
     return TSR_SUCCESS;
 }
 
-// Where the direct path beats packing (measured; see docs/performance.md): small products,
-// and short-wide ones whose few rows make packing the large B cost as much as the product.
+// Where the direct path beats packing (measured; docs/journal/2026-11-cpu-gemm.md): small
+// products, and short-wide ones whose few rows make packing the large B cost as much as the
+// product.
 template <typename T> bool prefer_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
     if (!uk.direct) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);

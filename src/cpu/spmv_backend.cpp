@@ -19,16 +19,16 @@
 namespace tessera::cpu {
 
 // Transposed products scatter (spmv_transpose.cpp) the first time; from the second on they
-// run the plain CSR kernel on a copy of Aᵀ made then (measured on the 21 M-entry generated
-// matrices: the scatter runs at 0.45-0.7x the plain product, the copy at ~1x and costs about
-// three products to build). DIA needs neither: its transpose reads the same diagonals.
+// run the plain CSR kernel on a copy of Aᵀ made then: the scatter's writes make it slower than
+// the plain product, and the copy costs a few products' time once, so it is made only for a
+// matrix whose transposed product is asked for again. DIA needs neither: its transpose reads
+// the same diagonals.
 inline constexpr uint64_t kScatterProductsBeforeCopy = 1;
 
 // AUTO's SIMD rules (ELL, HYB for short rows) rest on AVX-512 gathers beating scalar loads, as
-// on Intel's cores. On AMD's (Zen 4; the shared SuiteSparse set, float64, 2 threads) the ELL
-// those rules picked for 13 small matrices ran up to 1.9x slower than the fastest format, CSR
-// for most, and AUTO missed the fastest by more than 10% on 12 of 30 matrices; there the
-// plain rules apply.
+// on Intel's cores. On AMD's (Zen 4) gathers are slower than scalar loads, so the ELL those
+// rules pick for small matrices with short rows loses to CSR there; the plain rules apply
+// (docs/journal/2026-11-cpu-spmv.md).
 bool spmv_wide_simd() {
 #if defined(__x86_64__)
     static const bool fast_gathers = active_isa() == Isa::avx512 && !__builtin_cpu_is("amd");

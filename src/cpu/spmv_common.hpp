@@ -8,9 +8,9 @@
 namespace tessera::cpu {
 
 // Entries (or rows) one thread should have before a second one pays for waking it: about 4
-// us of work for the row kernels (on Zen 4 the shared matrices of 10-18 thousand entries ran
-// 1.4-1.6x faster on two threads than on one, back to back; with 24576 here COO, on two
-// threads, had beaten CSR on one); COO, slower per entry, passes kCooWorkPerThread.
+// us of work for the row kernels, so that products of ten-odd thousand entries already run on
+// two threads (a higher threshold left CSR on one thread where COO, on two, beat it); COO,
+// slower per entry, passes kCooWorkPerThread.
 inline constexpr int64_t kSpmvWorkPerThread = 8192;
 inline constexpr int64_t kCooWorkPerThread = 8192;
 
@@ -50,9 +50,9 @@ template <typename V, typename F> inline void with_beta(V beta, F &&f) {
 }
 
 // Software prefetch of the value and index streams a few KiB ahead: the hardware prefetcher
-// stops at every 4 KiB page, and with two memory streams per row it falls behind (measured on
-// a 2D Laplacian of 21 M nonzeros: 10-15% faster). Never past the arrays' end: a prefetch of
-// an unmapped address costs a page walk (small matrices ran at half speed).
+// stops at every 4 KiB page, and with two memory streams per row it falls behind. Never past
+// the arrays' end: a prefetch of an unmapped address costs a page walk, which on a small
+// matrix is as much as the product.
 inline constexpr int64_t kPrefetchEntries = 256;
 template <typename V, typename I>
 inline void prefetch_ahead(const V *val, const I *col, int64_t at, int64_t limit) {
@@ -63,10 +63,10 @@ inline void prefetch_ahead(const V *val, const I *col, int64_t at, int64_t limit
 }
 
 // One CSR row's sum over the entries [j, end), j left at end: rows of at most two entries
-// directly (setting up and adding four accumulators cost more than such a row: ash219, 219
-// rows of two, 0.45 -> 0.26 us on Zen 4), longer ones with four accumulators so that they do
-// not wait on one chain of additions, prefetching the value and index streams ahead. Forced
-// inline: left to the compiler, ash219's product ran 0.33 us instead of 0.27.
+// directly (setting up and adding four accumulators costs more than such a row), longer ones
+// with four accumulators so that they do not wait on one chain of additions, prefetching the
+// value and index streams ahead. Forced inline: it runs once per row, and left to the
+// compiler's choice the short rows of small matrices ran measurably slower.
 template <typename V, typename I>
 [[gnu::always_inline]] inline V csr_row_sum(const V *val, const I *col, const V *x, int64_t &j, int64_t end,
                                            int64_t nnz) {

@@ -24,8 +24,8 @@ inline constexpr double kGpuMergeMinFar = 0.5; // share of entries beyond a tile
 // make ELL padding, both only where slots hold entries almost always (warps read per slot).
 // Up to this many entries a product takes a few microseconds, most of it launching kernels:
 // AUTO takes CSR (one launch, two on the merge path), where HYB (ELL, then the COO tail and
-// its fix-up) takes three. Measured on the shared matrices on an H100: CSR within 8% of the fastest
-// format on all 60 (30 matrices x float, double), HYB on watt_2 1.5-1.9x slower than CSR.
+// its fix-up) takes three: on such matrices the launches decide, not how well a format streams
+// (docs/journal/2026-11-cuda-spmv.md).
 inline constexpr int64_t kGpuSmallNnz = int64_t(1) << 15;
 inline constexpr double kGpuEllMaxMean = 32;
 inline constexpr double kGpuEllMinFill = 0.85;
@@ -43,11 +43,11 @@ inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
 inline constexpr double kGpuTilesMaxMean = 32;
 
 // AUTO's own rule for gpu_tiles (choose_format_gpu): in double, only without rows longer than
-// kGpuTilesAutoMaxRow (no long tiles). Measured on an H100 against cuSPARSE's best
-// (docs/performance.md): on a random 1M x 1M matrix with 16 per row tiles (R = 16384 floats,
-// 8192 doubles) ran 1.84x in float and 1.16x in double, where ELL and every other CSR kernel ran
-// 0.92-1.05x; on power-law rows (a sixth of the entries in long rows, which go to long tiles)
-// 1.15x in float and 0.78x in double, against the merge path's 0.93x and 0.92x.
+// kGpuTilesAutoMaxRow (no long tiles). On short rows whose columns scatter, the tiles' column
+// order lets neighbouring gathers of x share L2 sectors, which no other kernel does, in either
+// type. Long rows go to long tiles, whose sums are shared-memory atomics: for doubles those are
+// compare-and-swap loops that cost more than the shared sectors save, so doubles with long rows
+// keep the merge path (docs/journal/2026-11-cuda-spmv.md).
 inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
 inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
     const RowStats &r = s.row;

@@ -1,8 +1,8 @@
 // The transpose of a CSR matrix. Scattering entries straight to their columns' rows of Aᵀ
-// writes all over memory (~1 s for 20 M random entries over 2 M columns, one thread);
-// instead the entries are first bucketed by blocks of columns (streams written in order),
-// then each bucket, whose rows of Aᵀ are small enough to stay in cache, is filled on its own,
-// buckets in parallel (~0.35 s with two threads; page faults of the new arrays are much of it).
+// writes all over memory, a cache miss per entry once Aᵀ outgrows the caches; instead the
+// entries are first bucketed by blocks of columns (streams written in order), then each
+// bucket, whose rows of Aᵀ are small enough to stay in cache, is filled on its own, buckets in
+// parallel. Much of what remains is the page faults of the new arrays.
 #include <algorithm>
 #include <vector>
 
