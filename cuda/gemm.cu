@@ -407,9 +407,9 @@ bool parse_overlap(const char *name, Overlap *out) {
 }
 
 // An unknown value gets one warning and the default, as the core does for its variables.
-template <typename E> void read_one(const char *name, bool (*parse)(const char *, E *), const char *names,
+template <typename E> void read_one(const core::PluginHost &host, const char *name, bool (*parse)(const char *, E *), const char *names,
                                     const char *fallback, E *out) {
-    const char *v = secure_getenv(name);
+    const char *v = host.setting ? host.setting(name) : nullptr;
     if (!v || !*v) return;
     if (!parse(v, out))
         std::fprintf(stderr, "tessera: warning: %s='%.64s'%s is not one of %s; using %s\n", name, v,
@@ -418,24 +418,17 @@ template <typename E> void read_one(const char *name, bool (*parse)(const char *
 
 } // namespace
 
-void read_kernel_choice() {
+void read_kernel_choice(const core::PluginHost &host) {
     choice = KernelChoice{};
-    read_one("TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto", &choice.sgemm);
-    read_one("TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
-    read_one("TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
-    read_one("TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
-    read_one("TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
-    read_one("TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto", &choice.stream_k);
+    read_one(host, "TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto", &choice.sgemm);
+    read_one(host, "TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
+    read_one(host, "TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
+    read_one(host, "TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
+    read_one(host, "TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
+    read_one(host, "TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto", &choice.stream_k);
     overlap = Overlap::automatic;
-    read_one("TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
-    // As the core reads it (a whole number, 0 or 1); it warns about other values itself.
-    verbose = false;
-    if (const char *v = secure_getenv("TESSERA_VERBOSE"); v && *v) {
-        char *end = nullptr;
-        const long level = std::strtol(v, &end, 10);
-        while (*end == ' ' || *end == '\t' || *end == '\n') ++end;
-        verbose = level == 1 && *end == '\0';
-    }
+    read_one(host, "TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
+    verbose = host.verbose != 0;
 }
 
 } // namespace tessera::cuda

@@ -15,6 +15,6 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
 // The kernels from the environment, read once when the plugin is loaded: TESSERA_CUDA_SGEMM
 // (SIMT tile), TESSERA_CUDA_DGEMM (simt, or a tensor-core tile), TESSERA_CUDA_MATH (fp32,
 // tf32, tf32x3); and TESSERA_VERBOSE=1, which adds a line naming the kernel of each product.
-void read_kernel_choice();
+void read_kernel_choice(const core::PluginHost &host);
 
 } // namespace tessera::cuda

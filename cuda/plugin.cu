@@ -5,6 +5,7 @@
 #include "core/backend.hpp"
 #include "error.hpp"
 #include "gemm.hpp"
+#include "sparse_device.hpp"
 #include "spmv.hpp"
 #include "state.hpp"
 
@@ -42,23 +43,35 @@ const core::BackendTable table = {
     spmv_f64,
     sparse_release,
     gemm_prefer,
+    core::kReadsDeviceMemory,
+    sparse_plan,
+    sparse_kernel_name,
 };
 
 char reason[512];
+const core::PluginHost *host_of_plugin = nullptr;
 
 } // namespace
+
+const char *setting(const char *name) {
+    return host_of_plugin && host_of_plugin->setting ? host_of_plugin->setting(name) : nullptr;
+}
 
 } // namespace tessera::cuda
 
 using namespace tessera::cuda;
 
 extern "C" __attribute__((visibility("default"))) const tessera::core::BackendTable *
-tessera_cuda_backend_v1(int device, const char **why) {
+TESSERA_CUDA_ENTRY(const tessera::core::PluginHost *host, const char **why) {
     auto refuse = [&](const char *fmt, auto... args) -> const tessera::core::BackendTable * {
         std::snprintf(reason, sizeof reason, fmt, args...);
         if (why) *why = reason;
         return nullptr;
     };
+    if (!host || host->abi_version != tessera::core::kBackendAbiVersion)
+        return refuse("this plugin was built for another version of libtessera.so");
+    host_of_plugin = host;
+    const int device = host->device;
     int count = 0;
     if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
         (void)cudaGetLastError();
@@ -80,6 +93,6 @@ tessera_cuda_backend_v1(int device, const char **why) {
         if (init_shared_state(device) != TSR_SUCCESS)
             return refuse("cannot set up CUDA device %d (%s)", device, last_error());
     }
-    read_kernel_choice();
+    read_kernel_choice(*host);
     return &table;
 }

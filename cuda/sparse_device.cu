@@ -17,7 +17,7 @@
 
 #include "error.hpp"
 #include "spmv_launch.hpp"
-#include "sparse/choose_gpu.hpp"
+#include "spmv_rules.hpp"
 #include "sparse/convert.hpp"
 #include "sparse/structure.hpp"
 
@@ -80,7 +80,7 @@ tsr_status check_blocks(int64_t blocks) {
 // TESSERA_CUDA_TILE_ROWS, TESSERA_CUDA_TILE_LONG and TESSERA_CUDA_TILE_SLABS: the gpu_tiles
 // layout's R, long-row length and S instead of the automatic ones (for measuring). Read once.
 int64_t env_count(const char *name) {
-    const char *v = secure_getenv(name);
+    const char *v = setting(name);
     if (!v || !*v) return 0;
     char *end = nullptr;
     const long long n = std::strtoll(v, &end, 10);
@@ -107,7 +107,7 @@ const TilesConfig &tiles_env() {
 // it cannot be made: no rows, out of host or device memory, too many blocks, R beyond the
 // shared memory. Other errors are returned.
 template <typename V, typename I>
-tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, DeviceCsr &d, bool *built) {
+tsr_status upload_tiles(Copier &c, const sparse::CsrRef<V, I> &a, int threads, DeviceCsr &d, bool *built) {
     *built = false;
     if (a.rows == 0) return TSR_SUCCESS;
     TilesConfig config = tiles_env();
@@ -163,19 +163,19 @@ tsr_status upload_tiles(Copier &c, const sparse::Csr<V, I> &a, int threads, Devi
     dt.slabs = t.slabs;
     dt.tiles = t.tiles();
     dt.long_tiles = int64_t(t.long_tiles.size());
-    d.kernel = sparse::Kernel::gpu_tiles;
+    d.kernel = CsrKernel::tiles;
     *built = true;
     return TSR_SUCCESS;
 }
 
 // `kernel` on `a`; gpu_tiles falls back to `fallback` where its layout cannot be made.
 template <typename V, typename I>
-tsr_status upload_csr(Copier &c, const sparse::Csr<V, I> &a, sparse::Kernel kernel, sparse::Kernel fallback,
+tsr_status upload_csr(Copier &c, const sparse::CsrRef<V, I> &a, CsrKernel kernel, CsrKernel fallback,
                       int threads, DeviceCsr &d) {
     d.rows = a.rows;
     d.cols = a.cols;
     d.nnz = a.nnz();
-    if (kernel == sparse::Kernel::gpu_tiles) {
+    if (kernel == CsrKernel::tiles) {
         bool built = false;
         TSR_TRY(upload_tiles(c, a, threads, d, &built));
         if (built) return TSR_SUCCESS;
@@ -185,7 +185,7 @@ tsr_status upload_csr(Copier &c, const sparse::Csr<V, I> &a, sparse::Kernel kern
     TSR_TRY(c.put(a.row_ptr.data(), a.row_ptr.size(), &d.row_ptr));
     TSR_TRY(c.put(a.col.data(), d.nnz, &d.col));
     TSR_TRY(c.put(a.val.data(), d.nnz, &d.val));
-    if (kernel != sparse::Kernel::gpu_merge || a.rows == 0) return TSR_SUCCESS;
+    if (kernel != CsrKernel::merge || a.rows == 0) return TSR_SUCCESS;
     const MergeSplit<I> split = merge_split(a.rows, d.nnz, a.row_ptr.data());
     TSR_TRY(check_blocks(split.blocks()));
     d.blocks = split.blocks();
@@ -199,14 +199,15 @@ tsr_status upload_csr(Copier &c, const sparse::Csr<V, I> &a, sparse::Kernel kern
 }
 
 template <typename V, typename I>
-tsr_status upload_coo(Copier &c, const sparse::Coo<V, I> &a, bool list_empty_rows, DeviceCoo &d) {
+tsr_status upload_coo(Copier &c, const core::CooView &a, bool list_empty_rows, DeviceCoo &d) {
     d.rows = a.rows;
     d.cols = a.cols;
     d.nnz = a.nnz;
-    TSR_TRY(c.put(a.row.data(), a.nnz, &d.row));
-    TSR_TRY(c.put(a.col.data(), a.nnz, &d.col));
-    TSR_TRY(c.put(a.val.data(), a.nnz, &d.val));
-    const CooSplit<I> split = coo_split(a.rows, a.nnz, a.row.data(), list_empty_rows);
+    const I *row = static_cast<const I *>(a.row);
+    TSR_TRY(c.put(row, a.nnz, &d.row));
+    TSR_TRY(c.put(static_cast<const I *>(a.col), a.nnz, &d.col));
+    TSR_TRY(c.put(static_cast<const V *>(a.val), a.nnz, &d.val));
+    const CooSplit<I> split = coo_split(a.rows, a.nnz, row, list_empty_rows);
     TSR_TRY(check_blocks(split.blocks));
     d.blocks = split.blocks;
     d.crossings = int64_t(split.crossing.size());
@@ -218,26 +219,27 @@ tsr_status upload_coo(Copier &c, const sparse::Coo<V, I> &a, bool list_empty_row
     return TSR_SUCCESS;
 }
 
-template <typename V, typename I> tsr_status upload_ell(Copier &c, const sparse::Ell<V, I> &a, DeviceEll &d) {
+template <typename V, typename I> tsr_status upload_ell(Copier &c, const core::EllView &a, DeviceEll &d) {
     d.rows = a.rows;
     d.cols = a.cols;
     d.width = a.width;
     d.stride = a.stride;
-    TSR_TRY(c.put(a.len.data(), a.len.size(), &d.len));
-    TSR_TRY(c.put(a.col.data(), a.slots(), &d.col));
-    TSR_TRY(c.put(a.val.data(), a.slots(), &d.val));
+    const int64_t slots = a.width * a.stride;
+    TSR_TRY(c.put(static_cast<const I *>(a.len), a.stride, &d.len));
+    TSR_TRY(c.put(static_cast<const I *>(a.col), slots, &d.col));
+    TSR_TRY(c.put(static_cast<const V *>(a.val), slots, &d.val));
     return TSR_SUCCESS;
 }
 
-template <typename V> tsr_status upload_dia(Copier &c, const sparse::Dia<V> &a, DeviceDia &d) {
+template <typename V> tsr_status upload_dia(Copier &c, const core::DiaView &a, DeviceDia &d) {
     d.rows = a.rows;
     d.cols = a.cols;
     d.ndiag = a.ndiag;
     d.stride = a.stride;
     const void *offset = nullptr;
-    TSR_TRY(c.put(a.offset.data(), a.ndiag, &offset));
+    TSR_TRY(c.put(a.offset, a.ndiag, &offset));
     d.offset = static_cast<const int64_t *>(offset);
-    TSR_TRY(c.put(a.val.data(), a.slots(), &d.val));
+    TSR_TRY(c.put(static_cast<const V *>(a.val), a.ndiag * a.stride, &d.val));
     return TSR_SUCCESS;
 }
 
@@ -246,61 +248,90 @@ template <typename V> tsr_status upload_dia(Copier &c, const sparse::Dia<V> &a, 
 // TESSERA_CUDA_CSR_KERNEL=rows|lanes2|lanes4|lanes8|lanes16|lanes32|merge|tiles forces one kernel
 // for every CSR matrix copied from then on (for measuring the kernels against each other; the
 // verbose log keeps showing the plan's choice). Read once.
-bool forced_csr_kernel(sparse::Kernel *out) {
+bool forced_csr_kernel(CsrKernel *out) {
     static const int forced = [] {
-        const char *v = secure_getenv("TESSERA_CUDA_CSR_KERNEL");
+        const char *v = setting("TESSERA_CUDA_CSR_KERNEL");
         if (!v || !*v) return -1;
-        const std::pair<const char *, sparse::Kernel> names[] = {
-            {"rows", sparse::Kernel::gpu_rows},       {"lanes2", sparse::Kernel::gpu_lanes2},
-            {"lanes4", sparse::Kernel::gpu_lanes4},   {"lanes8", sparse::Kernel::gpu_lanes8},
-            {"lanes16", sparse::Kernel::gpu_lanes16}, {"lanes32", sparse::Kernel::gpu_lanes32},
-            {"merge", sparse::Kernel::gpu_merge},     {"tiles", sparse::Kernel::gpu_tiles}};
+        const std::pair<const char *, CsrKernel> names[] = {
+            {"rows", CsrKernel::rows},       {"lanes2", CsrKernel::lanes2},
+            {"lanes4", CsrKernel::lanes4},   {"lanes8", CsrKernel::lanes8},
+            {"lanes16", CsrKernel::lanes16}, {"lanes32", CsrKernel::lanes32},
+            {"merge", CsrKernel::merge},     {"tiles", CsrKernel::tiles}};
         for (const auto &[name, kernel] : names)
             if (std::strcmp(v, name) == 0) return int(kernel);
         std::fprintf(stderr, "tessera: ignoring TESSERA_CUDA_CSR_KERNEL=%.64s (rows, lanes2..lanes32, merge or tiles)\n", v);
         return -1;
     }();
-    if (forced >= 0) *out = sparse::Kernel(forced);
+    if (forced >= 0) *out = CsrKernel(forced);
     return forced >= 0;
 }
 
 // The plan's kernel (or the GPU rule's); without gpu_tiles where `allow_tiles` is false.
-template <typename V, typename I> sparse::Kernel plan_csr_kernel(const sparse::Typed<V, I> &t, bool allow_tiles) {
-    if (sparse::is_gpu_kernel(t.plan.kernel) && (allow_tiles || t.plan.kernel != sparse::Kernel::gpu_tiles))
-        return t.plan.kernel;
-    const sparse::Structure *s = t.structure ? &*t.structure : nullptr;
-    return allow_tiles ? sparse::gpu_csr_kernel(t.rows, s) : sparse::gpu_csr_kernel(t.rows, s, false);
+CsrKernel plan_csr_kernel(const core::SparseView &t, bool allow_tiles) {
+    const auto planned = CsrKernel(t.kernel);
+    if (t.plan_by == core::kPlanByGpu && (allow_tiles || planned != CsrKernel::tiles)) return planned;
+    const sparse::Structure *s = t.has_structure ? &t.structure : nullptr;
+    return allow_tiles ? gpu_csr_kernel(t.rows, s) : gpu_csr_kernel(t.rows, s, false);
 }
 
-template <typename V, typename I> sparse::Kernel csr_kernel(const sparse::Typed<V, I> &t) {
-    if (sparse::Kernel k; forced_csr_kernel(&k)) return k;
+CsrKernel csr_kernel(const core::SparseView &t) {
+    if (CsrKernel k; forced_csr_kernel(&k)) return k;
     return plan_csr_kernel(t, true);
 }
 
-template <typename V, typename I> tsr_status upload(Copier &c, const sparse::Typed<V, I> &t, int threads) {
+// The view's CSR with its types.
+template <typename V, typename I> sparse::CsrRef<V, I> csr_of(const core::CsrView &a) {
+    return {a.rows,
+            a.cols,
+            {static_cast<const I *>(a.row_ptr), a.row_ptr ? a.rows + 1 : 0},
+            {static_cast<const I *>(a.col), a.nnz},
+            {static_cast<const V *>(a.val), a.nnz}};
+}
+
+template <typename V, typename I> tsr_status upload(Copier &c, const core::SparseView &t, int threads) {
     DeviceMatrix &m = c.m;
     m.value_bytes = int(sizeof(V));
     m.index_bytes = int(sizeof(I));
     m.rows = t.csr.rows;
     m.cols = t.csr.cols;
-    m.nnz = t.csr.nnz();
-    m.format = t.plan.format;
-    switch (t.plan.format) {
-    case TSR_FORMAT_COO: return upload_coo(c, t.coo, true, m.coo);
-    case TSR_FORMAT_ELL: return upload_ell(c, t.ell, m.ell);
-    case TSR_FORMAT_DIA: return upload_dia(c, t.dia, m.dia);
+    m.nnz = t.csr.nnz;
+    m.format = tsr_format(t.format);
+    switch (m.format) {
+    case TSR_FORMAT_COO: return upload_coo<V, I>(c, t.coo, true, m.coo);
+    case TSR_FORMAT_ELL: return upload_ell<V, I>(c, t.ell, m.ell);
+    case TSR_FORMAT_DIA: return upload_dia<V>(c, t.dia, m.dia);
     case TSR_FORMAT_HYB:
-        TSR_TRY(upload_ell(c, t.hyb.ell, m.ell));
-        return upload_coo(c, t.hyb.tail, false, m.hyb_tail);
+        TSR_TRY((upload_ell<V, I>(c, t.hyb_ell, m.ell)));
+        return upload_coo<V, I>(c, t.hyb_tail, false, m.hyb_tail);
     default:
         m.format = TSR_FORMAT_CSR;
-        return upload_csr(c, t.csr, csr_kernel(t), plan_csr_kernel(t, false), threads, m.csr);
+        return upload_csr(c, csr_of<V, I>(t.csr), csr_kernel(t), plan_csr_kernel(t, false), threads, m.csr);
     }
+}
+
+// Calls f(V{}, I{}) for the view's value and index types.
+template <typename F> tsr_status with_types(const core::SparseView &t, F &&f) {
+    if (t.value_bytes == 4) return t.index_bytes == 4 ? f(float{}, int32_t{}) : f(float{}, int64_t{});
+    return t.index_bytes == 4 ? f(double{}, int32_t{}) : f(double{}, int64_t{});
 }
 
 } // namespace
 
-tsr_status prepare_matrix(State &s, const sparse::Storage &A, int threads, DeviceMatrix **out) {
+void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a) {
+    const sparse::Plan p = plan_format(q->structure, tsr_format(q->requested), size_t(q->value_bytes),
+                                       size_t(q->index_bytes));
+    a->format = p.format;
+    a->by = core::kPlanByGpu;
+    a->kernel = p.kernel;
+    a->tiled = 0; // gpu_tiles builds its own layout on the device copy
+    std::snprintf(a->reason, sizeof a->reason, "%s", p.reason.c_str());
+}
+
+const char *sparse_kernel_name(const core::SparseView *A) {
+    return kernel_name(tsr_format(A->format), plan_csr_kernel(*A, true));
+}
+
+tsr_status prepare_matrix(State &s, const core::SparseView &A, int threads, DeviceMatrix **out) {
     *out = nullptr;
     std::unique_ptr<DeviceMatrix> m(new (std::nothrow) DeviceMatrix);
     if (!m) return fail(TSR_ERR_OUT_OF_MEMORY, "cannot allocate the device copy of a sparse matrix");
@@ -308,7 +339,7 @@ tsr_status prepare_matrix(State &s, const sparse::Storage &A, int threads, Devic
     Copier c{s, *m};
     tsr_status st;
     try {
-        st = std::visit([&](const auto &t) { return upload(c, t, threads); }, A.typed);
+        st = with_types(A, [&](auto v, auto i) { return upload<decltype(v), decltype(i)>(c, A, threads); });
     } catch (const std::bad_alloc &) {
         st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while copying a sparse matrix to the device");
     }
@@ -320,22 +351,22 @@ tsr_status prepare_matrix(State &s, const sparse::Storage &A, int threads, Devic
     return TSR_SUCCESS;
 }
 
-tsr_status transposed(State &s, const sparse::Storage &A, int threads, DeviceMatrix &m, const DeviceCsr **out) {
+tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m, const DeviceCsr **out) {
     std::lock_guard<std::mutex> guard(m.transpose_lock);
     if (!m.has_transpose) {
         const size_t mark = m.allocations.size();
         Copier c{s, m};
         tsr_status st;
         try {
-            st = std::visit(
-                [&](const auto &t) {
-                    const auto at = sparse::transpose(t.csr, threads);
-                    const sparse::RowStats r = sparse::row_stats(at.rows, at.cols, at.row_ptr.data());
-                    // Aᵀ runs the row kernels (never gpu_tiles: structure is not analysed here).
-                    const sparse::Kernel k = sparse::gpu_csr_kernel(r, nullptr, false);
-                    return upload_csr(c, at, k, k, threads, m.transpose);
-                },
-                A.typed);
+            st = with_types(A, [&](auto v, auto i) {
+                using V = decltype(v);
+                using I = decltype(i);
+                const auto at = sparse::transpose(csr_of<V, I>(A.csr), threads);
+                const sparse::RowStats r = sparse::row_stats(at.rows, at.cols, at.row_ptr.data());
+                // Aᵀ runs the row kernels (never gpu_tiles: structure is not analysed here).
+                const CsrKernel k = gpu_csr_kernel(r, nullptr, false);
+                return upload_csr(c, sparse::ref(at), k, k, threads, m.transpose);
+            });
         } catch (const std::bad_alloc &) {
             st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while transposing a sparse matrix");
         }

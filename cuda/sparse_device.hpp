@@ -7,7 +7,9 @@
 #include <mutex>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "sparse/storage.hpp"
+#include "spmv_rules.hpp"
 #include "spmv_split.hpp"
 #include "spmv_tiles.hpp"
 #include "state.hpp"
@@ -29,7 +31,7 @@ struct DeviceCsr {
     int64_t rows = 0, cols = 0, nnz = 0;
     // Not on the device for gpu_tiles (its layout holds every entry).
     const void *row_ptr = nullptr, *col = nullptr, *val = nullptr;
-    sparse::Kernel kernel = sparse::Kernel::gpu_rows;
+    CsrKernel kernel = CsrKernel::rows;
     // gpu_merge only: blocks + 1 path starts (I), and the rows crossing blocks.
     int64_t blocks = 0, crossings = 0;
     const void *start_row = nullptr, *start_nz = nullptr;
@@ -78,10 +80,14 @@ struct DeviceMatrix {
 // Copies `A` in its current format to the state's device (allocation failure:
 // TSR_ERR_OUT_OF_MEMORY with the size in the message); `threads` host threads build the
 // gpu_tiles layout where that kernel is chosen.
-tsr_status prepare_matrix(State &s, const sparse::Storage &A, int threads, DeviceMatrix **out);
+tsr_status prepare_matrix(State &s, const core::SparseView &A, int threads, DeviceMatrix **out);
+
+// The GPU's format rules for the backend table (spmv_rules.hpp), and the kernel it runs A with.
+void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a);
+const char *sparse_kernel_name(const core::SparseView *A);
 
 // The device CSR of Aᵀ, built on the host (with `threads` threads) and copied on first need.
-tsr_status transposed(State &s, const sparse::Storage &A, int threads, DeviceMatrix &m, const DeviceCsr **out);
+tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m, const DeviceCsr **out);
 
 // Frees every device array of `m`, then `m`.
 void release_matrix(DeviceMatrix *m);

@@ -130,7 +130,7 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
 
 } // namespace
 
-tsr_status sparse_prepare(const core::ExecContext *ctx, const sparse::Storage *A, void **prepared) {
+tsr_status sparse_prepare(const core::ExecContext *ctx, const core::SparseView *A, void **prepared) {
     *prepared = nullptr;
     State *s = state_of(ctx);
     if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");

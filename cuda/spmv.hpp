@@ -6,7 +6,7 @@
 
 namespace tessera::cuda {
 
-tsr_status sparse_prepare(const core::ExecContext *ctx, const sparse::Storage *A, void **prepared);
+tsr_status sparse_prepare(const core::ExecContext *ctx, const core::SparseView *A, void **prepared);
 tsr_status spmv_f32(const core::ExecContext *ctx, const core::SpmvArgs<float> *args);
 tsr_status spmv_f64(const core::ExecContext *ctx, const core::SpmvArgs<double> *args);
 void sparse_release(void *prepared);

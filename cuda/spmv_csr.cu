@@ -154,8 +154,8 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
     const auto *col = static_cast<const I *>(a.col);
     const auto *val = static_cast<const V *>(a.val);
     switch (a.kernel) {
-    case sparse::Kernel::gpu_tiles: return tiles_product<V, I>(a, v, stream);
-    case sparse::Kernel::gpu_merge: {
+    case CsrKernel::tiles: return tiles_product<V, I>(a, v, stream);
+    case CsrKernel::merge: {
         if (a.blocks == 0) return cudaSuccess;
         V *tail = carries, *head = carries + a.blocks;
         csr_merge<V, I><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
@@ -164,11 +164,11 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
         return launch_fix<V>(a.crossings, a.crossing, tail, head, v.alpha, v.beta, v.y, stream);
     }
-    case sparse::Kernel::gpu_lanes2: return lanes<V, I, 2>(a, rp, col, val, v, stream);
-    case sparse::Kernel::gpu_lanes4: return lanes<V, I, 4>(a, rp, col, val, v, stream);
-    case sparse::Kernel::gpu_lanes8: return lanes<V, I, 8>(a, rp, col, val, v, stream);
-    case sparse::Kernel::gpu_lanes16: return lanes<V, I, 16>(a, rp, col, val, v, stream);
-    case sparse::Kernel::gpu_lanes32: return lanes<V, I, 32>(a, rp, col, val, v, stream);
+    case CsrKernel::lanes2: return lanes<V, I, 2>(a, rp, col, val, v, stream);
+    case CsrKernel::lanes4: return lanes<V, I, 4>(a, rp, col, val, v, stream);
+    case CsrKernel::lanes8: return lanes<V, I, 8>(a, rp, col, val, v, stream);
+    case CsrKernel::lanes16: return lanes<V, I, 16>(a, rp, col, val, v, stream);
+    case CsrKernel::lanes32: return lanes<V, I, 32>(a, rp, col, val, v, stream);
     default: {
         unsigned blocks;
         if (cudaError_t e = grid_for(a.rows, kRowThreads, &blocks); e != cudaSuccess) return e;

@@ -41,7 +41,7 @@ template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStre
 
 // Carries (in blocks of 2 values) the product needs: the blocks of its balanced kernel, or 0.
 inline int64_t carry_blocks(const DeviceCsr &a) {
-    return a.kernel == sparse::Kernel::gpu_merge ? a.blocks : 0;
+    return a.kernel == CsrKernel::merge ? a.blocks : 0;
 }
 
 } // namespace tessera::cuda

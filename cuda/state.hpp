@@ -69,6 +69,10 @@ void destroy_state(State *state);
 State *shared_state();
 tsr_status init_shared_state(int device); // once, from the plugin's entry point
 
+// A TESSERA_CUDA_* setting as the core read it (core::PluginHost::setting), or nullptr when
+// unset; the core hands the reader over when it loads the plugin (plugin.cu).
+const char *setting(const char *name);
+
 // Makes the state's device current on this thread for the scope, restoring the previous one.
 class DeviceScope {
 public:

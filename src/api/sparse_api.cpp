@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/sparse_dispatch.hpp"
 #include "sparse/assemble.hpp"
-#include "sparse/choose.hpp"
+#include "sparse/measures.hpp"
 #include "sparse/validate.hpp"
 
 using tessera::core::fail;
@@ -27,7 +27,6 @@ tessera::sparse::Storage assemble(Input kind, int64_t rows, int64_t cols, int64_
                 : assemble_from_coo<V, I>(rows, cols, nnz, static_cast<const I *>(a),
                                           static_cast<const I *>(col_idx), static_cast<const V *>(values));
     t.rows = row_stats(rows, cols, t.csr.row_ptr.data());
-    t.plan.kernel = choose_kernel(TSR_FORMAT_CSR, t.rows, nullptr, Target::cpu);
     t.plan.reason = "as created";
     return Storage{std::move(t)};
 }

@@ -1,14 +1,26 @@
 // The backend table: the function pointers every backend (reference, cpu, cuda plugin)
-// fills in, and the column-major call descriptor they receive. No layouts or Fortran here.
+// fills in, and the column-major call descriptors they receive. No layouts or Fortran here.
+//
+// This is the boundary the CUDA plugin is loaded across (dlopen), so everything here has C
+// layout: plain structs of numbers and pointers, no C++ library types (static_asserts below).
+// One number versions it: TESSERA_BACKEND_ABI, which both names the plugin's entry point and
+// is checked against the table the plugin returns.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include "sparse/structure.hpp"
 #include "tessera/tessera.h"
 
-namespace tessera::sparse {
-struct Storage;
-}
+#define TESSERA_BACKEND_ABI 4
+#define TESSERA_ABI_PASTE2(a, b) a##b
+#define TESSERA_ABI_PASTE(a, b) TESSERA_ABI_PASTE2(a, b)
+#define TESSERA_ABI_STRING2(x) #x
+#define TESSERA_ABI_STRING(x) TESSERA_ABI_STRING2(x)
+// The plugin's one exported symbol, tessera_cuda_backend_v<TESSERA_BACKEND_ABI>.
+#define TESSERA_CUDA_ENTRY TESSERA_ABI_PASTE(tessera_cuda_backend_v, TESSERA_BACKEND_ABI)
+#define TESSERA_CUDA_ENTRY_NAME TESSERA_ABI_STRING(TESSERA_CUDA_ENTRY)
 
 namespace tessera::core {
 
@@ -28,17 +40,57 @@ template <typename T> struct GemmArgs {
     int64_t ldc;
 };
 
-// y = alpha·op(A)·x + beta·y for a sparse A (src/sparse storage, host memory, read-only).
-// Backends are called only when op(A) has rows; alpha == 0 may still arrive (then y = beta·y
-// without reading A or x); beta == 0 never reads y. `prepared` is what the backend's
-// sparse_prepare made for this matrix (nullptr when it has none).
+// A sparse matrix as a backend reads it (host memory, read-only): the canonical CSR, its row
+// statistics and structure, the format and kernel variant of its plan, and that format's
+// arrays. Arrays are untyped: values are value_bytes wide (float or double), indices
+// index_bytes (int32_t or int64_t); DIA's offsets are int64_t.
+struct CsrView {
+    int64_t rows, cols, nnz;
+    const void *row_ptr, *col, *val; // rows + 1, nnz, nnz
+};
+struct CooView {
+    int64_t rows, cols, nnz;
+    const void *row, *col, *val; // nnz each, sorted by row then column
+};
+struct EllView {
+    int64_t rows, cols, width, stride;
+    const void *len, *col, *val; // stride, width · stride, width · stride (slot-major)
+};
+struct DiaView {
+    int64_t rows, cols, ndiag, stride;
+    const int64_t *offset; // ndiag, ascending
+    const void *val;       // ndiag · stride
+};
+struct SparseView {
+    int32_t value_bytes, index_bytes;
+    int32_t format;        // tsr_format of the plan: which of coo/ell/dia/hyb_* hold the matrix
+    int32_t plan_by;       // whose rules made the plan: kPlanBy*
+    int32_t kernel;        // the plan's kernel variant, that backend's own
+    int32_t has_structure; // whether `structure` has been analysed (from the first optimize)
+    sparse::RowStats rows;
+    sparse::Structure structure;
+    CsrView csr; // always
+    CooView coo;
+    EllView ell;
+    DiaView dia;
+    EllView hyb_ell;
+    CooView hyb_tail;
+    // The library's own storage of the matrix (sparse::Storage), for the backends inside
+    // libtessera.so; a plugin never reads it.
+    const void *owner;
+};
+
+// y = alpha·op(A)·x + beta·y for a sparse A. Backends are called only when op(A) has rows;
+// alpha == 0 may still arrive (then y = beta·y without reading A or x); beta == 0 never reads
+// y. `prepared` is what the backend's sparse_prepare made for this matrix (nullptr when it
+// has none).
 template <typename T> struct SpmvArgs {
     bool trans;
     T alpha;
     const T *x;
     T beta;
     T *y;
-    const sparse::Storage *A; // its values are of type T
+    const SparseView *A; // its values are of type T
     void *prepared;
 };
 
@@ -50,8 +102,33 @@ struct ExecContext {
     int64_t strassen_min_block = 1024; // smallest block size Strassen may split down to
 };
 
-// Bumped whenever the layout of BackendTable changes; a plugin with another value is refused.
-inline constexpr uint32_t kBackendAbiVersion = 3;
+// Bumped whenever the layout of anything in this file changes; a plugin with another value is
+// refused.
+inline constexpr uint32_t kBackendAbiVersion = TESSERA_BACKEND_ABI;
+
+// What a backend can do beyond the entries it fills in (BackendTable::capabilities).
+inline constexpr uint32_t kReadsDeviceMemory = 1u << 0; // operands may be CUDA device memory
+
+// Whose format rules made a sparse matrix's plan (SparseView::plan_by, sparse::Plan::by).
+inline constexpr int32_t kPlanByNone = 0; // as created: CSR, no backend's rules yet
+inline constexpr int32_t kPlanByCpu = 1;
+inline constexpr int32_t kPlanByGpu = 2;
+
+// A backend's format rules are asked for a plan (BackendTable::sparse_plan) with the matrix's
+// structure, for TSR_FORMAT_AUTO or for a format the caller asked for (already admitted by the
+// padding limit; the answer keeps it and picks only the kernel variant).
+struct SparsePlanRequest {
+    int32_t requested; // tsr_format
+    int32_t value_bytes, index_bytes;
+    sparse::Structure structure;
+};
+struct SparsePlanAnswer {
+    int32_t format; // tsr_format
+    int32_t by;     // kPlanBy* of the answering backend
+    int32_t kernel; // its kernel variant
+    int32_t tiled;  // the kernel reads CSR's tiles (the core builds them)
+    char reason[256];
+};
 
 struct BackendTable {
     uint32_t abi_version; // kBackendAbiVersion
@@ -68,7 +145,7 @@ struct BackendTable {
     // Sparse products (since version 2). sparse_prepare makes the backend's own data for a
     // matrix after each optimize (device copies, partitions), or sets *prepared = nullptr;
     // sparse_release frees it. A backend without sparse support leaves all four nullptr.
-    tsr_status (*sparse_prepare)(const ExecContext *ctx, const sparse::Storage *A, void **prepared);
+    tsr_status (*sparse_prepare)(const ExecContext *ctx, const SparseView *A, void **prepared);
     tsr_status (*spmv_f32)(const ExecContext *ctx, const SpmvArgs<float> *args);
     tsr_status (*spmv_f64)(const ExecContext *ctx, const SpmvArgs<double> *args);
     void (*sparse_release)(void *prepared);
@@ -78,14 +155,32 @@ struct BackendTable {
     // or 8. nullptr: never chosen automatically.
     int (*gemm_prefer)(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
                        const void *A, const void *B, const void *C);
+    uint32_t capabilities; // kReadsDeviceMemory, ...
+    // The backend's format rules; nullptr: CSR with the plain kernel for AUTO.
+    void (*sparse_plan)(const SparsePlanRequest *request, SparsePlanAnswer *answer);
+    // The name of the kernel this backend runs A with, for the call log (it picks its own
+    // variant where another backend's rules made the plan); nullptr: "standard".
+    const char *(*sparse_kernel_name)(const SparseView *A);
 };
 
-} // namespace tessera::core
+// What the core hands a plugin when it loads it: the settings it read for it, so that every
+// setting is read one way (secure_getenv, one warning for a bad value) in one place.
+struct PluginHost {
+    uint32_t abi_version; // kBackendAbiVersion
+    int device;           // TESSERA_CUDA_DEVICE
+    int verbose;          // TESSERA_VERBOSE
+    // The value of a plugin's own setting (a TESSERA_CUDA_* variable), or nullptr when unset;
+    // names outside TESSERA_CUDA_* read as unset.
+    const char *(*setting)(const char *name);
+};
 
-// The backends that live in libtessera.so.
-namespace tessera::reference {
-const core::BackendTable &backend();
-}
-namespace tessera::cpu {
-const core::BackendTable &backend();
-}
+// The plugin's entry point (TESSERA_CUDA_ENTRY): its table, or nullptr with a sentence in *why.
+using CudaEntry = const BackendTable *(*)(const PluginHost *host, const char **why);
+
+template <typename T> inline constexpr bool kPlain = std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>;
+static_assert(kPlain<GemmArgs<float>> && kPlain<GemmArgs<double>> && kPlain<SpmvArgs<float>> &&
+              kPlain<SpmvArgs<double>> && kPlain<SparseView> && kPlain<ExecContext> && kPlain<BackendTable> &&
+              kPlain<PluginHost> && kPlain<SparsePlanRequest> && kPlain<SparsePlanAnswer>,
+              "the backend boundary holds plain structs only");
+
+} // namespace tessera::core

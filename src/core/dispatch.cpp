@@ -1,77 +1,20 @@
-// Chooses the backend for one gemm call and runs it: the quick return of reference BLAS,
-// the single-thread rule inside OpenMP regions, and the verbose log with timing.
+// Runs one gemm call on the backend the routing policy (route.hpp) chooses: the quick return of
+// reference BLAS, the single-thread rule inside OpenMP regions, and the verbose log with timing.
 #include "core/dispatch.hpp"
 
-#include <atomic>
 #include <chrono>
 
 #include "core/call_log.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/host_backends.hpp"
 #include "core/plugin.hpp"
+#include "core/route.hpp"
 #include "core/threads.hpp"
 
 namespace tessera::core {
 
 namespace {
-
-// From this many multiply-adds on, auto asks the CUDA plugin about a host-operand product (which
-// may load it and the driver); below, in a process without the driver, the CPU runs it.
-constexpr double kAutoAskCuda = 256.0 * 256.0 * 256.0;
-
-bool auto_would_ask_cuda(int64_t m, int64_t n, int64_t k) {
-    return double(m) * double(n) * double(k) >= kAutoAskCuda;
-}
-
-struct Choice {
-    const BackendTable *table;
-    void *state;     // the backend's per-handle state
-    const char *why; // for the log; nullptr when the handle named the backend
-};
-
-// The CUDA table for an auto call, without starting CUDA for small calls in a process that
-// does not use it: the plugin is asked once a call is large, or once the process has the
-// CUDA driver loaded (only then can an operand be device memory).
-// `driver_cuda` is cuda_backend_if_driver_loaded() of this call. *why: the log's reason when
-// it returns nullptr.
-const BackendTable *auto_cuda(int64_t m, int64_t n, int64_t k, const BackendTable *driver_cuda, const char **why) {
-    static std::atomic<bool> asked{false};
-    if (!asked.load(std::memory_order_relaxed)) {
-        if (!auto_would_ask_cuda(m, n, k) && !driver_cuda) {
-            *why = "auto: host operands, small product";
-            return nullptr;
-        }
-        asked.store(true, std::memory_order_relaxed);
-    }
-    *why = "auto: no CUDA device";
-    return cuda_backend(nullptr);
-}
-
-template <typename T>
-Choice choose(const tsr_context *ctx, const GemmArgs<T> &args, const BackendTable *driver_cuda) {
-    switch (ctx->backend) {
-    case TSR_BACKEND_REFERENCE: return {&reference::backend(), nullptr, nullptr};
-    case TSR_BACKEND_CUDA:
-        if (const BackendTable *cuda = cuda_backend(nullptr)) return {cuda, ctx->cuda_state, nullptr};
-        return {&cpu::backend(), nullptr, "cuda unavailable"};
-    case TSR_BACKEND_CPU: return {&cpu::backend(), nullptr, nullptr};
-    case TSR_BACKEND_AUTO: break;
-    }
-    // Auto: the CUDA backend when its operands are device memory or the product pays for the
-    // transfers (the backend's own estimate), else the CPU.
-    const char *why = nullptr;
-    const BackendTable *cuda = auto_cuda(args.m, args.n, args.k, driver_cuda, &why);
-    if (cuda && cuda->gemm_prefer) {
-        const bool product = args.alpha != T(0) && args.k > 0;
-        switch (cuda->gemm_prefer(call_threads(ctx->num_threads), int(sizeof(T)), args.m, args.n, args.k,
-                                  product ? args.A : nullptr, product ? args.B : nullptr, args.C)) {
-        case 0: return {&cpu::backend(), nullptr, "auto: host operands, the CPU predicted faster"};
-        case 2: return {cuda, ctx->cuda_state, "auto: device operands"};
-        default: return {cuda, ctx->cuda_state, "auto: host operands, the GPU predicted faster with the transfers"};
-        }
-    }
-    return {&cpu::backend(), nullptr, cuda ? "auto: the CUDA backend takes no gemm by itself" : why};
-}
 
 template <typename T> auto entry(const BackendTable &t) {
     if constexpr (sizeof(T) == 4) return t.gemm_f32;
@@ -93,19 +36,11 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
         return TSR_SUCCESS;
     }
 
-    // One look at the loader per call (it takes the loader's lock): operands can be device
-    // memory only once the CUDA driver is loaded.
-    const BackendTable *driver_cuda = cuda_backend_if_driver_loaded();
-    Choice choice = choose(ctx, args, driver_cuda);
-    // A host backend given device memory would dereference it: refuse instead.
-    if (driver_cuda && choice.table != driver_cuda) {
-        const bool product = args.alpha != T(0) && args.k > 0;
-        if (any_device_pointer(driver_cuda, product ? args.A : nullptr, product ? args.B : nullptr, args.C))
-            return fail(TSR_ERR_INVALID_ARGUMENT,
-                        "%s: an operand is CUDA device memory, which the %s backend cannot read; "
-                        "use the cuda or auto backend",
-                        trace.routine, choice.table->name);
-    }
+    const bool product = args.alpha != T(0) && args.k > 0;
+    Route choice;
+    const RouteRequest request{Work::gemm, trace.routine, int(sizeof(T)), args.m, args.n, args.k,
+                               {product ? args.A : nullptr, product ? args.B : nullptr, args.C}};
+    if (tsr_status s = route(ctx, request, &choice); s != TSR_SUCCESS) return s;
     ExecContext exec{call_threads(ctx->num_threads), choice.state, ctx->strassen_levels,
                      ctx->strassen_min_block};
     auto run = entry<T>(*choice.table);
@@ -130,11 +65,11 @@ tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTra
     if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
     const BackendTable *table = nullptr;
     switch (ctx->backend) {
-    case TSR_BACKEND_CPU: table = &cpu::backend(); break;
-    case TSR_BACKEND_AUTO: // only where gemm() would not ask the CUDA plugin either
-        if (!auto_would_ask_cuda(args.m, args.n, args.k)) table = &cpu::backend();
+    case TSR_BACKEND_CPU: table = &host_backend(TSR_BACKEND_CPU); break;
+    case TSR_BACKEND_AUTO: // only where route() would not ask the CUDA plugin either
+        if (!auto_would_ask_cuda(args.m, args.n, args.k)) table = &host_backend(TSR_BACKEND_CPU);
         break;
-    case TSR_BACKEND_REFERENCE: table = &reference::backend(); break;
+    case TSR_BACKEND_REFERENCE: table = &host_backend(TSR_BACKEND_REFERENCE); break;
     case TSR_BACKEND_CUDA: break;
     }
     const bool quick = args.m == 0 || args.n == 0 || args.k == 0 || args.alpha == T(0);

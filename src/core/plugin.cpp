@@ -49,6 +49,13 @@ std::string &own_directory_storage() {
 
 const std::string &own_directory() { return own_directory_storage(); }
 
+// The plugin's own settings, read as the core reads its own (secure_getenv).
+const char *plugin_setting(const char *name) {
+    static constexpr char kPrefix[] = "TESSERA_CUDA_";
+    if (!name || std::strncmp(name, kPrefix, sizeof kPrefix - 1) != 0) return nullptr;
+    return secure_getenv(name);
+}
+
 PluginState load() {
     PluginState s;
     const std::string &dir = own_directory();
@@ -68,8 +75,10 @@ PluginState load() {
         s.why = path + " does not export " + kCudaEntryPoint;
         return s; // keep it loaded: unloading a half-initialised CUDA runtime is not safe
     }
+    static const PluginHost host{kBackendAbiVersion, config().cuda_device, config().verbose ? 1 : 0,
+                                 plugin_setting};
     const char *reason = nullptr;
-    const BackendTable *table = entry(config().cuda_device, &reason);
+    const BackendTable *table = entry(&host, &reason);
     if (!table) {
         s.why = reason ? reason : "the CUDA plugin found no usable device";
         return s;

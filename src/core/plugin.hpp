@@ -6,11 +6,9 @@
 
 namespace tessera::core {
 
-// The name of the one versioned symbol the plugin exports. It has the C signature
-//   const BackendTable *tessera_cuda_backend_v1(int device, const char **why);
-// returning nullptr (and a reason in *why) when no usable device is present.
-inline constexpr const char *kCudaEntryPoint = "tessera_cuda_backend_v1";
-using CudaEntry = const BackendTable *(*)(int device, const char **why);
+// The name of the one versioned symbol the plugin exports (TESSERA_CUDA_ENTRY, a CudaEntry of
+// core/backend.hpp), returning nullptr (and a reason in *why) when no usable device is present.
+inline constexpr const char *kCudaEntryPoint = TESSERA_CUDA_ENTRY_NAME;
 
 // The CUDA backend table, or nullptr with `*why` set to a sentence saying why it cannot run.
 // Loads at most once per process; later calls return the cached answer.

@@ -8,48 +8,39 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/plugin.hpp"
+#include "core/route.hpp"
 #include "core/threads.hpp"
-#include "cpu/spmv_info.hpp"
-#include "sparse/choose_gpu.hpp"
+#include "core/sparse_matrix.hpp"
+#include "sparse/measures.hpp"
 #include "sparse/optimize.hpp"
 
 namespace tessera::core {
 
 namespace {
 
-struct SparseChoice {
-    const BackendTable *table;
-    void *state;     // the backend's per-handle state
-    const char *why; // for the log; nullptr when the handle named the backend
-};
-
-bool has_sparse(const BackendTable *t) { return t && t->sparse_prepare && t->spmv_f32 && t->spmv_f64; }
-
-// The backend of an optimize or a product. Auto: the CUDA backend when x or y is its device
-// memory (a host backend could not read them), else the CPU; a cost model for moving host
-// vectors and the matrix to the device is not there yet.
-SparseChoice choose(const tsr_context *ctx, bool device_vectors) {
-    switch (ctx->backend) {
-    case TSR_BACKEND_REFERENCE: return {&reference::backend(), nullptr, nullptr};
-    case TSR_BACKEND_CUDA:
-        if (const BackendTable *cuda = cuda_backend(nullptr)) {
-            if (has_sparse(cuda)) return {cuda, ctx->cuda_state, nullptr};
-            return {&cpu::backend(), nullptr, "cuda has no sparse kernels"};
-        }
-        return {&cpu::backend(), nullptr, "cuda unavailable"};
-    case TSR_BACKEND_CPU: return {&cpu::backend(), nullptr, nullptr};
-    case TSR_BACKEND_AUTO: break;
+// The plan `table`'s format rules give (CSR with the plain kernel where it has none).
+sparse::Plan plan_with(const BackendTable *table, const sparse::Structure &s, tsr_format requested,
+                       size_t value_bytes, size_t index_bytes) {
+    sparse::Plan plan;
+    if (!table->sparse_plan) {
+        plan.format = requested == TSR_FORMAT_AUTO ? TSR_FORMAT_CSR : requested;
+        plan.reason = requested == TSR_FORMAT_AUTO ? "the backend has no format rules: CSR" : "requested";
+        return plan;
     }
-    if (device_vectors)
-        if (const BackendTable *cuda = cuda_backend_if_driver_loaded(); has_sparse(cuda))
-            return {cuda, ctx->cuda_state, "auto: device vectors"};
-    return {&cpu::backend(), nullptr, device_vectors ? "auto: no CUDA backend for device vectors" : "auto: host vectors"};
-}
-
-sparse::Target target_of(const BackendTable *table) {
-    if (table == &cpu::backend()) return cpu::spmv_wide_simd() ? sparse::Target::cpu_simd : sparse::Target::cpu;
-    if (table == &reference::backend()) return sparse::Target::cpu;
-    return sparse::Target::gpu;
+    SparsePlanRequest request{};
+    request.requested = requested;
+    request.value_bytes = int32_t(value_bytes);
+    request.index_bytes = int32_t(index_bytes);
+    request.structure = s;
+    SparsePlanAnswer answer{};
+    table->sparse_plan(&request, &answer);
+    answer.reason[sizeof answer.reason - 1] = '\0';
+    plan.format = tsr_format(answer.format);
+    plan.by = uint8_t(answer.by);
+    plan.kernel = uint8_t(answer.kernel);
+    plan.tiled = answer.tiled != 0;
+    plan.reason = answer.reason;
+    return plan;
 }
 
 template <typename T> auto entry(const BackendTable &t) {
@@ -57,22 +48,14 @@ template <typename T> auto entry(const BackendTable &t) {
     else return t.spmv_f64;
 }
 
-// The kernel `table` runs the matrix's format with: the plan's, except that a GPU given a
-// CSR plan made for another backend (or none) picks its own kernel by the same rule as here.
-sparse::Kernel kernel_on(const tsr_sparse_matrix *m, const BackendTable *table) {
-    const sparse::Plan &plan = plan_of(m);
-    if (!table || plan.format != TSR_FORMAT_CSR || sparse::is_gpu_kernel(plan.kernel) ||
-        target_of(table) != sparse::Target::gpu)
-        return plan.kernel;
-    return std::visit(
-        [](const auto &t) { return sparse::gpu_csr_kernel(t.rows, t.structure ? &*t.structure : nullptr); },
-        m->storage.typed);
-}
-
 SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op, const BackendTable *table) {
     const sparse::Plan &plan = plan_of(m);
-    return {routine, op, m->rows, m->cols, nnz_of(m), sparse::format_name(plan.format),
-            sparse::kernel_name(plan.format, kernel_on(m, table))};
+    const char *kernel = "standard";
+    if (table && table->sparse_kernel_name) {
+        const SparseView view = view_of(m);
+        kernel = table->sparse_kernel_name(&view);
+    }
+    return {routine, op, m->rows, m->cols, nnz_of(m), sparse::format_name(plan.format), kernel};
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -85,9 +68,15 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
     if (!ctx) ctx = default_context();
     if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "tsr_sparse_optimize: cannot create the default handle");
     const auto start = std::chrono::steady_clock::now();
-    SparseChoice choice = choose(ctx, false);
+    Route choice;
+    if (tsr_status s = route(ctx, {Work::sparse, "tsr_sparse_optimize", 0, 0, 0, 0, {}}, &choice); s != TSR_SUCCESS)
+        return s;
 
-    sparse::Applied applied = sparse::apply_format(m->storage, format, target_of(choice.table));
+    const BackendTable *table = choice.table;
+    sparse::Applied applied = sparse::apply_format(
+        m->storage, format, [table](const sparse::Structure &s, tsr_format requested, size_t vb, size_t ib) {
+            return plan_with(table, s, requested, vb, ib);
+        });
     if (!applied.fault.empty())
         return fail(applied.refused ? TSR_ERR_NOT_SUPPORTED : TSR_ERR_INTERNAL,
                     "tsr_sparse_optimize: %s", applied.fault.c_str());
@@ -122,20 +111,16 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
         return TSR_SUCCESS;
     }
 
-    const bool device_vectors = any_device_pointer(x, y, nullptr);
-    SparseChoice choice = choose(ctx, device_vectors);
-    // A host backend given device vectors would dereference them: refuse instead.
-    if (device_vectors && target_of(choice.table) != sparse::Target::gpu)
-        return fail(TSR_ERR_NOT_SUPPORTED,
-                    "%s: x or y is CUDA device memory, which the %s backend cannot read; use the "
-                    "cuda or auto backend, or pass host vectors",
-                    routine, choice.table->name);
+    Route choice;
+    if (tsr_status s = route(ctx, {Work::sparse, routine, 0, 0, 0, 0, {x, y, nullptr}}, &choice); s != TSR_SUCCESS)
+        return s;
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
     void *prepared = nullptr;
     if (tsr_status s = prepared_state(A, choice.table, exec, &prepared); s != TSR_SUCCESS)
         return fail(s, "%s: backend %s cannot prepare the matrix: %s", routine, choice.table->name,
                     choice.table->last_error ? choice.table->last_error() : last_error());
-    SpmvArgs<T> args{trans, alpha, x, beta, y, &A->storage, prepared};
+    const SparseView view = view_of(A);
+    SpmvArgs<T> args{trans, alpha, x, beta, y, &view, prepared};
     auto run = entry<T>(*choice.table);
     // A plugin keeps its failure detail to itself: carry it into this library's message.
     auto detail = [&](tsr_status s) {

@@ -16,7 +16,8 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
         }
     void *made = nullptr;
     if (table->sparse_prepare) {
-        tsr_status s = table->sparse_prepare(&ctx, &m->storage, &made);
+        const SparseView view = view_of(m);
+        tsr_status s = table->sparse_prepare(&ctx, &view, &made);
         if (s != TSR_SUCCESS) return s;
     }
     try {
@@ -34,6 +35,36 @@ void release_prepared(tsr_sparse_matrix *m) {
     for (const auto &p : m->prepared)
         if (p.state && p.table->sparse_release) p.table->sparse_release(p.state);
     m->prepared.clear();
+}
+
+namespace {
+
+template <typename V, typename I> SparseView view(const sparse::Typed<V, I> &t, const void *owner) {
+    SparseView v{};
+    v.value_bytes = int32_t(sizeof(V));
+    v.index_bytes = int32_t(sizeof(I));
+    v.format = int32_t(t.plan.format);
+    v.plan_by = int32_t(t.plan.by);
+    v.kernel = int32_t(t.plan.kernel);
+    v.has_structure = t.structure.has_value();
+    v.rows = t.rows;
+    if (t.structure) v.structure = *t.structure;
+    v.csr = {t.csr.rows, t.csr.cols, t.csr.nnz(), t.csr.row_ptr.data(), t.csr.col.data(), t.csr.val.data()};
+    v.coo = {t.coo.rows, t.coo.cols, t.coo.nnz, t.coo.row.data(), t.coo.col.data(), t.coo.val.data()};
+    v.ell = {t.ell.rows, t.ell.cols, t.ell.width, t.ell.stride, t.ell.len.data(), t.ell.col.data(), t.ell.val.data()};
+    v.dia = {t.dia.rows, t.dia.cols, t.dia.ndiag, t.dia.stride, t.dia.offset.data(), t.dia.val.data()};
+    const auto &he = t.hyb.ell;
+    v.hyb_ell = {he.rows, he.cols, he.width, he.stride, he.len.data(), he.col.data(), he.val.data()};
+    const auto &ht = t.hyb.tail;
+    v.hyb_tail = {ht.rows, ht.cols, ht.nnz, ht.row.data(), ht.col.data(), ht.val.data()};
+    v.owner = owner;
+    return v;
+}
+
+} // namespace
+
+SparseView view_of(const tsr_sparse_matrix *m) {
+    return std::visit([&](const auto &t) { return view(t, &m->storage); }, m->storage.typed);
 }
 
 const sparse::Plan &plan_of(const tsr_sparse_matrix *m) {

@@ -35,6 +35,10 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
 // Releases every backend's state (after the plan changes, and on destroy).
 void release_prepared(tsr_sparse_matrix *m);
 
+// The matrix as backends read it (core/backend.hpp): valid until the matrix is optimized again
+// or destroyed.
+SparseView view_of(const tsr_sparse_matrix *m);
+
 // The current plan.
 const sparse::Plan &plan_of(const tsr_sparse_matrix *m);
 int64_t nnz_of(const tsr_sparse_matrix *m);

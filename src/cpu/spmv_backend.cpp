@@ -1,6 +1,7 @@
 // The CPU backend's sparse entries: its per-matrix data (for transposed products) and the
 // product itself, which hands the matrix's current format to the matching kernel.
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <new>
 #include <type_traits>
@@ -8,10 +9,9 @@
 
 #include "core/backend.hpp"
 #include "cpu/isa.hpp"
-#include "cpu/spmv_info.hpp"
 #include "cpu/spmv_kernels.hpp"
 #include "cpu/spmv_transpose.hpp"
-#include "sparse/choose.hpp"
+#include "cpu/spmv_rules.hpp"
 #include "sparse/convert.hpp"
 #include "sparse/structure.hpp"
 #include "sparse/storage.hpp"
@@ -29,6 +29,8 @@ inline constexpr uint64_t kScatterProductsBeforeCopy = 1;
 // on Intel's cores. On AMD's (Zen 4) gathers are slower than scalar loads, so the ELL those
 // rules pick for small matrices with short rows loses to CSR there; the plain rules apply
 // (docs/journal/2026-11-cpu-spmv.md).
+namespace {
+
 bool spmv_wide_simd() {
 #if defined(__x86_64__)
     static const bool fast_gathers = active_isa() == Isa::avx512 && !__builtin_cpu_is("amd");
@@ -36,6 +38,34 @@ bool spmv_wide_simd() {
 #else
     return false;
 #endif
+}
+
+// CSR's kernel: the plan's where the CPU's rules made it, else the CPU's rule on the rows (a
+// plan of another backend's rules names that backend's variants).
+SpmvKernel csr_variant(const sparse::Plan &plan, const sparse::RowStats &rows) {
+    if (plan.by == core::kPlanByCpu) return SpmvKernel(plan.kernel);
+    return csr_kernel(rows, nullptr);
+}
+
+} // namespace
+
+void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a) {
+    const sparse::Plan p = plan_format(q->structure, spmv_wide_simd(), tsr_format(q->requested),
+                                       size_t(q->value_bytes), size_t(q->index_bytes));
+    a->format = p.format;
+    a->by = core::kPlanByCpu;
+    a->kernel = p.kernel;
+    a->tiled = p.tiled;
+    std::snprintf(a->reason, sizeof a->reason, "%s", p.reason.c_str());
+}
+
+const char *sparse_kernel_name(const core::SparseView *A) {
+    const auto &storage = *static_cast<const sparse::Storage *>(A->owner);
+    return std::visit(
+        [](const auto &t) {
+            return kernel_name(t.plan.format, t.plan.tiled ? SpmvKernel::tiles : csr_variant(t.plan, t.rows));
+        },
+        storage.typed);
 }
 
 struct SparsePrepared {
@@ -59,8 +89,11 @@ const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Type
             c.csr = sparse::transpose(t.csr, threads);
             c.rows = sparse::row_stats(c.csr.rows, c.csr.cols, c.csr.row_ptr.data());
             c.structure = sparse::analyze(c.csr, c.rows);
-            c.plan.kernel = sparse::choose_kernel(TSR_FORMAT_CSR, c.rows, &*c.structure, sparse::Target::cpu);
-            if (c.plan.kernel == sparse::Kernel::tiles) c.tiled = sparse::csr_to_tiled(c.csr);
+            const SpmvKernel k = csr_kernel(c.rows, &*c.structure);
+            c.plan.by = core::kPlanByCpu;
+            c.plan.kernel = uint8_t(k);
+            c.plan.tiled = k == SpmvKernel::tiles;
+            if (c.plan.tiled) c.tiled = sparse::csr_to_tiled(c.csr);
             p.copy.typed = std::move(c);
         });
     } catch (const std::bad_alloc &) {
@@ -72,7 +105,7 @@ const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Type
 
 } // namespace
 
-tsr_status sparse_prepare(const core::ExecContext *, const sparse::Storage *, void **prepared) {
+tsr_status sparse_prepare(const core::ExecContext *, const core::SparseView *, void **prepared) {
     *prepared = new SparsePrepared;
     return TSR_SUCCESS;
 }
@@ -99,8 +132,8 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                 if (a.trans) {
                     if (format == TSR_FORMAT_DIA) dia_t(t.dia, threads, v);
                     else if (const auto *c = transposed_copy(*prepared, t, threads)) {
-                        if (c->plan.kernel == sparse::Kernel::tiles) tiles_n(c->tiled, threads, v);
-                        else csr_n(c->csr, c->plan.kernel, threads, v);
+                        if (c->plan.tiled) tiles_n(c->tiled, threads, v);
+                        else csr_n(c->csr, SpmvKernel(c->plan.kernel), threads, v);
                     }
                     else scatter_t(t, prepared->transpose, threads, v);
                     return TSR_SUCCESS;
@@ -115,14 +148,14 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                         coo_accumulate(t.hyb.tail, threads, SpmvVectors<T>{a.alpha, a.x, T(1), a.y}, false);
                     break;
                 default:
-                    if (t.plan.kernel == sparse::Kernel::tiles) tiles_n(t.tiled, threads, v);
-                    else csr_n(t.csr, t.plan.kernel, threads, v);
+                    if (t.plan.tiled) tiles_n(t.tiled, threads, v);
+                    else csr_n(t.csr, csr_variant(t.plan, t.rows), threads, v);
                     break;
                 }
                 return TSR_SUCCESS;
             }
         },
-        a.A->typed);
+        static_cast<const sparse::Storage *>(a.A->owner)->typed);
 }
 
 template tsr_status spmv<float>(const core::ExecContext *, const core::SpmvArgs<float> *);

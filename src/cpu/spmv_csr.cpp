@@ -38,10 +38,10 @@ void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
 template <typename V, typename I>
 using SegmentFn = void (*)(const sparse::Csr<V, I> &, const CsrSegment &, const SpmvVectors<V> &, V *);
 
-template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(sparse::Kernel kernel) {
+template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(SpmvKernel kernel) {
 #if defined(__x86_64__)
     if (active_isa() == Isa::avx512) {
-        if (kernel == sparse::Kernel::vector_rows) return csr_segment_avx512<B, true, V, I>;
+        if (kernel == SpmvKernel::simd_rows) return csr_segment_avx512<B, true, V, I>;
         return csr_segment_avx512<B, false, V, I>;
     }
 #endif
@@ -52,7 +52,7 @@ template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(sparse
 } // namespace
 
 template <typename V, typename I>
-void csr_n(const sparse::Csr<V, I> &a, sparse::Kernel kernel, int threads, const SpmvVectors<V> &v) {
+void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const SpmvVectors<V> &v) {
     const int64_t rows = a.rows, nnz = a.nnz();
     const int64_t path = rows + nnz;
     const int nt = spmv_threads(path, threads);
@@ -80,7 +80,7 @@ void csr_n(const sparse::Csr<V, I> &a, sparse::Kernel kernel, int threads, const
 }
 
 #define TSR_CSR(V, I)                                                                              \
-    template void csr_n<V, I>(const sparse::Csr<V, I> &, sparse::Kernel, int, const SpmvVectors<V> &);
+    template void csr_n<V, I>(const sparse::Csr<V, I> &, SpmvKernel, int, const SpmvVectors<V> &);
 TSR_CSR(float, int32_t)
 TSR_CSR(float, int64_t)
 TSR_CSR(double, int32_t)

@@ -13,7 +13,7 @@
 #include "cpu/spmv_common.hpp"
 #include "cpu/spmv_kernels.hpp"
 #include "cpu/spmv_simd.hpp"
-#include "sparse/choose.hpp"
+#include "sparse/measures.hpp"
 
 namespace tessera::cpu {
 

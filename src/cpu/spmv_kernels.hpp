@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "cpu/spmv_rules.hpp"
 #include "sparse/formats.hpp"
 #include "sparse/storage.hpp"
 
@@ -19,7 +20,7 @@ template <typename V> struct SpmvVectors {
 struct TransposeWork; // per-matrix data of the transposed products (spmv_transpose.cpp)
 
 template <typename V, typename I>
-void csr_n(const sparse::Csr<V, I> &a, sparse::Kernel kernel, int threads, const SpmvVectors<V> &v);
+void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const SpmvVectors<V> &v);
 template <typename V, typename I>
 void coo_n(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v);
 // COO with `gaps` false adds alpha·A·x into the rows that have entries and leaves the others

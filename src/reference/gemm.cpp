@@ -3,7 +3,7 @@
 // carried in a wider type (double for float, long double for double), as an oracle's must be.
 #include <type_traits>
 
-#include "core/backend.hpp"
+#include "reference/backend.hpp"
 
 namespace tessera::reference {
 
@@ -36,7 +36,7 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
 const core::BackendTable &backend() {
     static const core::BackendTable table{core::kBackendAbiVersion, "reference", nullptr, nullptr,
                                           nullptr, gemm<float>, gemm<double>, nullptr,
-                                          nullptr, spmv<float>, spmv<double>, nullptr, nullptr};
+                                          nullptr, spmv<float>, spmv<double>, nullptr, nullptr, 0, nullptr, nullptr};
     return table;
 }
 

@@ -33,7 +33,7 @@ template <typename T> tsr_status spmv(const core::ExecContext *, const core::Spm
                 return TSR_SUCCESS;
             }
         },
-        a.A->typed);
+        static_cast<const sparse::Storage *>(a.A->owner)->typed);
 }
 
 template tsr_status spmv<float>(const core::ExecContext *, const core::SpmvArgs<float> *);

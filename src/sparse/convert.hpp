@@ -37,6 +37,9 @@ template <typename V, typename I> Csr<V, I> hyb_to_csr(const Hyb<V, I> &a);
 
 // The CSR of the transpose (cols x rows), canonical, built with up to `threads` threads
 // (transpose.cpp).
-template <typename V, typename I> Csr<V, I> transpose(const Csr<V, I> &a, int threads = 1);
+template <typename V, typename I> Csr<V, I> transpose(const CsrRef<V, I> &a, int threads = 1);
+template <typename V, typename I> Csr<V, I> transpose(const Csr<V, I> &a, int threads = 1) {
+    return transpose(ref(a), threads);
+}
 
 } // namespace tessera::sparse

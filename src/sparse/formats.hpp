@@ -18,6 +18,27 @@ template <typename V, typename I> struct Csr {
     int64_t nnz() const { return row_ptr.size() ? int64_t(row_ptr[rows]) : 0; }
 };
 
+// Read-only arrays held elsewhere, and a CSR matrix made of them: what code that reads a
+// matrix it does not own takes (the CUDA plugin reads the library's arrays this way).
+template <typename T> struct Span {
+    const T *ptr = nullptr;
+    int64_t count = 0;
+    const T *data() const { return ptr; }
+    int64_t size() const { return count; }
+    const T &operator[](int64_t i) const { return ptr[i]; }
+};
+template <typename V, typename I> struct CsrRef {
+    int64_t rows = 0, cols = 0;
+    Span<I> row_ptr; // rows + 1 entries
+    Span<I> col;     // nnz
+    Span<V> val;     // nnz
+    int64_t nnz() const { return row_ptr.size() ? int64_t(row_ptr[rows]) : 0; }
+};
+template <typename V, typename I> CsrRef<V, I> ref(const Csr<V, I> &a) {
+    const int64_t nnz = a.nnz();
+    return {a.rows, a.cols, {a.row_ptr.data(), a.row_ptr.size()}, {a.col.data(), nnz}, {a.val.data(), nnz}};
+}
+
 // Coordinates, sorted by row and then column.
 template <typename V, typename I> struct Coo {
     int64_t rows = 0, cols = 0, nnz = 0;

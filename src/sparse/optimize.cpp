@@ -13,14 +13,11 @@ namespace tessera::sparse {
 
 namespace {
 
-template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format requested, Target target) {
+template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format requested, const Planner &planner) {
     if (!t.structure) t.structure = analyze(t.csr, t.rows);
     const Structure &s = *t.structure;
 
-    Plan plan;
-    if (requested == TSR_FORMAT_AUTO) {
-        plan = choose_format(s, target, sizeof(V), sizeof(I));
-    } else {
+    if (requested != TSR_FORMAT_AUTO) {
         char detail[96];
         Fault refusal;
         if (requested == TSR_FORMAT_ELL) {
@@ -38,10 +35,10 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
                           "use CSR, ELL, HYB or TSR_FORMAT_AUTO";
         }
         if (!refusal.empty()) return {refusal, true};
-        plan.format = requested;
-        plan.kernel = choose_kernel(requested, s.row, &s, target);
-        plan.reason = "requested";
     }
+    Plan plan = planner(s, requested, sizeof(V), sizeof(I));
+    if (requested != TSR_FORMAT_AUTO && plan.format != requested)
+        return {"the backend's rules changed the requested format", false};
 
     // Build the new representation first, so a failure (out of memory) leaves the old one.
     Coo<V, I> coo;
@@ -49,7 +46,8 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
     Dia<V> dia;
     Hyb<V, I> hyb;
     Tiled<V> tiled;
-    if (plan.format == TSR_FORMAT_CSR && plan.kernel == Kernel::tiles) tiled = csr_to_tiled(t.csr);
+    if (plan.format == TSR_FORMAT_CSR && plan.tiled) tiled = csr_to_tiled(t.csr);
+    if (plan.format != TSR_FORMAT_CSR) plan.tiled = false;
     switch (plan.format) {
     case TSR_FORMAT_COO: coo = csr_to_coo(t.csr); break;
     case TSR_FORMAT_ELL: ell = csr_to_ell(t.csr, s.row.max_len); break;
@@ -69,8 +67,8 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
 
 } // namespace
 
-Applied apply_format(Storage &storage, tsr_format requested, Target target) {
-    return std::visit([&](auto &t) { return apply(t, requested, target); }, storage.typed);
+Applied apply_format(Storage &storage, tsr_format requested, const Planner &planner) {
+    return std::visit([&](auto &t) { return apply(t, requested, planner); }, storage.typed);
 }
 
 } // namespace tessera::sparse

@@ -1,4 +1,4 @@
-// One matrix as every backend sees it: the canonical CSR, its structure statistics, and the
+// One matrix as the library keeps it: the canonical CSR, its structure statistics, and the
 // format (and kernel variant) chosen for products, for each value and index type.
 #pragma once
 
@@ -13,32 +13,18 @@
 
 namespace tessera::sparse {
 
-// Variants of a format's kernel, chosen with the format (see choose.hpp). Backends map them
-// to their own code; `standard` is always valid.
-enum class Kernel : uint8_t {
-    standard = 0, // CSR: a row at a time, scalar; the other formats: their one kernel
-    vector_rows,  // CSR: long rows with SIMD gathers
-    tiles,        // CSR: its entries in cache-sized tiles (columns scattered beyond the caches)
-    // CSR on a GPU (choose_gpu.hpp): a thread per row; 2 to 32 lanes of a warp per row; or
-    // the merge path over rows + nonzeros, equal work for every thread whatever the rows.
-    gpu_rows,
-    gpu_lanes2,
-    gpu_lanes4,
-    gpu_lanes8,
-    gpu_lanes16,
-    gpu_lanes32,
-    gpu_merge,
-    // CSR on a GPU: column-sorted row tiles, shared-memory partial sums (cuda/spmv_tiles.hpp).
-    gpu_tiles,
-};
-const char *kernel_name(tsr_format format, Kernel kernel);
-const char *format_name(tsr_format format); // "csr", "coo", "ell", "dia", "hyb", "auto"
+// Who made a plan: the backend whose format rules chose it (core/backend.hpp's kPlanBy*), or
+// none (as created). A plan's kernel is that backend's own variant of the format's kernel
+// (0 is every backend's plain one); another backend picks its own variant for the format.
+inline constexpr uint8_t kPlanByNone = 0;
 
 // What products run on: a format, its kernel and why they were chosen.
 struct Plan {
     tsr_format format = TSR_FORMAT_CSR;
-    Kernel kernel = Kernel::standard;
-    std::string reason; // one line, for TESSERA_VERBOSE
+    uint8_t by = kPlanByNone; // whose rules made it
+    uint8_t kernel = 0;       // that backend's kernel variant
+    bool tiled = false;       // the kernel reads CSR's tiles (Typed::tiled)
+    std::string reason;       // one line, for TESSERA_VERBOSE
 };
 
 template <typename V, typename I> struct Typed {
@@ -53,7 +39,7 @@ template <typename V, typename I> struct Typed {
     Ell<V, I> ell;
     Dia<V> dia;
     Hyb<V, I> hyb;
-    Tiled<V> tiled; // CSR with Kernel::tiles
+    Tiled<V> tiled; // CSR, when plan.tiled
 };
 
 struct Storage {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kBucketShift = 13; // 8 Ki columns per bucket: their rows of Aᵀ stay near L2
 
-template <typename V, typename I> Csr<V, I> transpose_small(const Csr<V, I> &a) {
+template <typename V, typename I> Csr<V, I> transpose_small(const CsrRef<V, I> &a) {
     const int64_t nnz = a.nnz();
     Csr<V, I> t;
     t.rows = a.cols;
@@ -36,7 +36,7 @@ template <typename V, typename I> Csr<V, I> transpose_small(const Csr<V, I> &a) 
 
 } // namespace
 
-template <typename V, typename I> Csr<V, I> transpose(const Csr<V, I> &a, int threads) {
+template <typename V, typename I> Csr<V, I> transpose(const CsrRef<V, I> &a, int threads) {
     const int64_t nnz = a.nnz();
     const int64_t buckets = (a.cols + (int64_t(1) << kBucketShift) - 1) >> kBucketShift;
     if (nnz < (int64_t(1) << 18) || buckets <= 1) return transpose_small(a);
@@ -110,9 +110,9 @@ template <typename V, typename I> Csr<V, I> transpose(const Csr<V, I> &a, int th
     return t;
 }
 
-template Csr<float, int32_t> transpose<float, int32_t>(const Csr<float, int32_t> &, int);
-template Csr<float, int64_t> transpose<float, int64_t>(const Csr<float, int64_t> &, int);
-template Csr<double, int32_t> transpose<double, int32_t>(const Csr<double, int32_t> &, int);
-template Csr<double, int64_t> transpose<double, int64_t>(const Csr<double, int64_t> &, int);
+template Csr<float, int32_t> transpose<float, int32_t>(const CsrRef<float, int32_t> &, int);
+template Csr<float, int64_t> transpose<float, int64_t>(const CsrRef<float, int64_t> &, int);
+template Csr<double, int32_t> transpose<double, int32_t>(const CsrRef<double, int32_t> &, int);
+template Csr<double, int64_t> transpose<double, int64_t>(const CsrRef<double, int64_t> &, int);
 
 } // namespace tessera::sparse

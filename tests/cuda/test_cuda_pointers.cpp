@@ -207,8 +207,8 @@ TEST(CudaAutoRouting, LogSaysWhy) {
 }
 
 // Host backends never dereference device memory: a CPU handle refuses device operands, for
-// gemm and for sparse products (test_cuda_spmv.cpp has more), with a clear error and nothing
-// written.
+// gemm and for sparse products alike (one routing policy, one error: TSR_ERR_INVALID_ARGUMENT;
+// test_cuda_spmv.cpp has more), with a clear error and nothing written.
 TEST(CudaRefusals, HostBackendsRefuseDeviceMemory) {
     TSR_REQUIRE_CUDA();
     tsr_handle h;
@@ -226,7 +226,7 @@ TEST(CudaRefusals, HostBackendsRefuseDeviceMemory) {
     tsr_sparse A;
     ASSERT_EQ(tsr_sparse_create_csr(h, &A, TSR_F64, TSR_INDEX_I32, 2, 2, 2, row_ptr, col_idx, values),
               TSR_SUCCESS);
-    EXPECT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dA.ptr, 0.0, dC.ptr), TSR_ERR_NOT_SUPPORTED);
+    EXPECT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dA.ptr, 0.0, dC.ptr), TSR_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::strstr(tsr_last_error(), "device memory"), nullptr) << tsr_last_error();
     std::vector<double> back(64);
     dC.to_host(back);

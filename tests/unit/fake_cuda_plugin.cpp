@@ -5,8 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 
-extern "C" __attribute__((visibility("default"))) const void *tessera_cuda_backend_v1(int device,
-                                                                                     const char **why) {
+#include "core/backend.hpp"
+
+extern "C" __attribute__((visibility("default"))) const void *
+TESSERA_CUDA_ENTRY(const tessera::core::PluginHost *host, const char **why) {
+    const int device = host ? host->device : -1;
     const char *mode = std::getenv("TESSERA_FAKE_PLUGIN");
     if (mode && std::strcmp(mode, "wrong-abi") == 0) {
         // A table whose version no libtessera.so accepts; every function pointer is null, so a

@@ -1,12 +1,13 @@
 // The backend-free sparse code of src/sparse on its own: canonical assembly, conversions
-// between the formats and back, structure statistics, the padding limit and the AUTO rules.
+// between the formats and back, structure statistics and the padding limit; and the CPU
+// backend's AUTO rules (src/cpu/spmv_rules.*) applied through it.
 #include <algorithm>
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "sparse/assemble.hpp"
-#include "sparse/choose.hpp"
+#include "cpu/spmv_rules.hpp"
 #include "sparse/convert.hpp"
 #include "sparse/entries.hpp"
 #include "sparse/optimize.hpp"
@@ -120,12 +121,16 @@ TEST(SparseFormats, PaddingLimit) {
 }
 
 TEST(SparseFormats, AutoRules) {
+    enum class Target { cpu, cpu_simd }; // without and with fast SIMD gathers
     auto plan = [](const tessera::bench::CsrMatrix &m, Target target = Target::cpu) {
+        const Planner rules = [target](const Structure &st, tsr_format requested, size_t vb, size_t ib) {
+            return tessera::cpu::plan_format(st, target == Target::cpu_simd, requested, vb, ib);
+        };
         Storage s{Typed<double, int32_t>{}};
         auto &t = std::get<Typed<double, int32_t>>(s.typed);
         t.csr = from<double, int32_t>(m);
         t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
-        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, target).fault.empty());
+        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, rules).fault.empty());
         EXPECT_FALSE(t.plan.reason.empty());
         return t.plan;
     };
@@ -142,7 +147,8 @@ TEST(SparseFormats, AutoRules) {
     // Columns scattered over an x beyond L2: CSR on tiles, whatever the rows.
     const Plan scattered = plan(tessera::bench::random_k_per_row(4000, 300000, 40, 1), Target::cpu_simd);
     EXPECT_EQ(scattered.format, TSR_FORMAT_CSR);
-    EXPECT_EQ(scattered.kernel, Kernel::tiles);
+    EXPECT_EQ(tessera::cpu::SpmvKernel(scattered.kernel), tessera::cpu::SpmvKernel::tiles);
+    EXPECT_TRUE(scattered.tiled);
     EXPECT_EQ(plan(tessera::bench::tridiagonal(1000, 1), Target::cpu_simd).format, TSR_FORMAT_DIA);
     // Rows of length `len_long` every `every` rows and 3 elsewhere.
     auto mixed = [](int64_t n, int64_t every, int64_t len_long) {

@@ -1,4 +1,4 @@
-// The AUTO rules for a GPU (src/sparse/choose_gpu.*), without a GPU: the format chosen for
+// The AUTO rules of the CUDA backend (cuda/spmv_rules.*), without a GPU: the format chosen for
 // each kind of generated matrix, the CSR kernel from the row lengths, and their names.
 #include <gtest/gtest.h>
 
@@ -6,16 +6,27 @@
 #include <variant>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "sparse/assemble.hpp"
-#include "sparse/choose.hpp"
-#include "sparse/choose_gpu.hpp"
 #include "sparse/optimize.hpp"
+#include "spmv_rules.hpp"
 #include "sparse/structure.hpp"
 #include "spmv_generators.hpp"
 
 namespace {
 
 using namespace tessera::sparse;
+using tessera::cuda::CsrKernel;
+using tessera::cuda::gpu_csr_kernel;
+using tessera::cuda::kernel_name;
+using tessera::cuda::kGpuTilesAuto;
+
+// The GPU's rules as tsr_sparse_optimize applies them on a cuda handle.
+const Planner gpu_rules = [](const Structure &s, tsr_format requested, size_t vb, size_t ib) {
+    return tessera::cuda::plan_format(s, requested, vb, ib);
+};
+
+CsrKernel kernel_of(const Plan &p) { return CsrKernel(p.kernel); }
 
 Storage storage_of(const tessera::bench::CsrMatrix &m) {
     std::vector<int32_t> rp(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
@@ -27,14 +38,14 @@ Storage storage_of(const tessera::bench::CsrMatrix &m) {
 
 Plan gpu_plan(const tessera::bench::CsrMatrix &m, tsr_format requested = TSR_FORMAT_AUTO) {
     Storage s = storage_of(m);
-    const Applied applied = apply_format(s, requested, Target::gpu);
+    const Applied applied = apply_format(s, requested, gpu_rules);
     EXPECT_TRUE(applied.fault.empty()) << applied.fault;
     const Plan plan = std::get<Typed<double, int32_t>>(s.typed).plan;
     EXPECT_FALSE(plan.reason.empty());
     return plan;
 }
 
-Kernel csr_kernel(const tessera::bench::CsrMatrix &m) {
+CsrKernel csr_kernel(const tessera::bench::CsrMatrix &m) {
     Storage s = storage_of(m);
     return gpu_csr_kernel(std::get<Typed<double, int32_t>>(s.typed).rows, nullptr);
 }
@@ -50,34 +61,34 @@ TEST(SparseGpuRules, Formats) {
     // Skewed rows: CSR on the merge path.
     const Plan skewed = gpu_plan(power_law(20000, 20000, 10, 1));
     EXPECT_EQ(skewed.format, TSR_FORMAT_CSR);
-    EXPECT_EQ(skewed.kernel, Kernel::gpu_merge);
+    EXPECT_EQ(kernel_of(skewed), CsrKernel::merge);
     EXPECT_NE(skewed.reason.find("merge path"), std::string::npos) << skewed.reason;
     // Long rows with columns scattered far from the diagonal: the merge path too.
     const Plan scattered = gpu_plan(random_k_per_row(3000, 200000, 40, 1));
     EXPECT_EQ(scattered.format, TSR_FORMAT_CSR);
-    EXPECT_EQ(scattered.kernel, Kernel::gpu_merge);
+    EXPECT_EQ(kernel_of(scattered), CsrKernel::merge);
     // Long rows near the diagonal: lanes.
     const Plan local = gpu_plan(random_k_per_row(2000, 20000, 40, 1));
     EXPECT_EQ(local.format, TSR_FORMAT_CSR);
-    EXPECT_EQ(local.kernel, Kernel::gpu_lanes16);
+    EXPECT_EQ(kernel_of(local), CsrKernel::lanes16);
     EXPECT_EQ(gpu_plan(random_k_per_row(10, 10, 0, 1)).format, TSR_FORMAT_CSR) << "no entries";
 }
 
 TEST(SparseGpuRules, CsrKernelFromRowLengths) {
     using namespace tessera::bench;
-    EXPECT_EQ(csr_kernel(laplacian_2d(50)), Kernel::gpu_rows);
-    EXPECT_EQ(csr_kernel(tridiagonal(1000, 1)), Kernel::gpu_rows);
-    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 7, 1)), Kernel::gpu_lanes2);
-    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 12, 1)), Kernel::gpu_lanes4);
-    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 20, 1)), Kernel::gpu_lanes8);
-    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 40, 1)), Kernel::gpu_lanes16);
-    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 80, 1)), Kernel::gpu_lanes32);
-    EXPECT_EQ(csr_kernel(power_law(20000, 20000, 10, 1)), Kernel::gpu_merge);
-    EXPECT_EQ(csr_kernel(one_dense_row(3000, 3000, 4, 7, 1)), Kernel::gpu_merge) << "a row of 3000: 1500 steps";
-    EXPECT_EQ(csr_kernel(random_k_per_row(10, 10, 0, 1)), Kernel::gpu_rows);
+    EXPECT_EQ(csr_kernel(laplacian_2d(50)), CsrKernel::rows);
+    EXPECT_EQ(csr_kernel(tridiagonal(1000, 1)), CsrKernel::rows);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 7, 1)), CsrKernel::lanes2);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 12, 1)), CsrKernel::lanes4);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 20, 1)), CsrKernel::lanes8);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 40, 1)), CsrKernel::lanes16);
+    EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 80, 1)), CsrKernel::lanes32);
+    EXPECT_EQ(csr_kernel(power_law(20000, 20000, 10, 1)), CsrKernel::merge);
+    EXPECT_EQ(csr_kernel(one_dense_row(3000, 3000, 4, 7, 1)), CsrKernel::merge) << "a row of 3000: 1500 steps";
+    EXPECT_EQ(csr_kernel(random_k_per_row(10, 10, 0, 1)), CsrKernel::rows);
     // A named format gets its GPU kernel too.
-    EXPECT_EQ(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_CSR).kernel, Kernel::gpu_lanes4);
-    EXPECT_EQ(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_ELL).kernel, Kernel::standard);
+    EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_CSR)), CsrKernel::lanes4);
+    EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_ELL)), CsrKernel::rows);
 }
 
 // gpu_tiles: short rows scattered over a wide x, only where allowed (kGpuTilesAuto, off until
@@ -91,12 +102,12 @@ TEST(SparseGpuRules, TilesOnlyWhereAllowed) {
         return gpu_csr_kernel(t.rows, &st, allow);
     };
     const CsrMatrix wide = random_k_per_row(20000, int64_t(1) << 20, 16, 1);
-    EXPECT_EQ(kernel(wide, true), Kernel::gpu_tiles);
-    EXPECT_EQ(kernel(wide, false), Kernel::gpu_merge);
-    EXPECT_EQ(kernel(wide, kGpuTilesAuto), kGpuTilesAuto ? Kernel::gpu_tiles : Kernel::gpu_merge);
-    EXPECT_EQ(kernel(random_k_per_row(20000, 20000, 16, 1), true), Kernel::gpu_lanes8) << "x of 20000";
-    EXPECT_EQ(kernel(random_k_per_row(2000, int64_t(1) << 20, 80, 1), true), Kernel::gpu_merge) << "rows of 80";
-    if (!kGpuTilesAuto) EXPECT_NE(gpu_plan(wide, TSR_FORMAT_CSR).kernel, Kernel::gpu_tiles);
+    EXPECT_EQ(kernel(wide, true), CsrKernel::tiles);
+    EXPECT_EQ(kernel(wide, false), CsrKernel::merge);
+    EXPECT_EQ(kernel(wide, kGpuTilesAuto), kGpuTilesAuto ? CsrKernel::tiles : CsrKernel::merge);
+    EXPECT_EQ(kernel(random_k_per_row(20000, 20000, 16, 1), true), CsrKernel::lanes8) << "x of 20000";
+    EXPECT_EQ(kernel(random_k_per_row(2000, int64_t(1) << 20, 80, 1), true), CsrKernel::merge) << "rows of 80";
+    if (!kGpuTilesAuto) EXPECT_NE(kernel_of(gpu_plan(wide, TSR_FORMAT_CSR)), CsrKernel::tiles);
 }
 
 // AUTO's own tiles rule: short rows scattered over a wide x; in double, no long rows.
@@ -114,22 +125,22 @@ TEST(SparseGpuRules, AutoTakesTilesForScatteredRows) {
         } else {
             s = storage_of(m);
         }
-        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, Target::gpu).fault.empty());
+        EXPECT_TRUE(apply_format(s, TSR_FORMAT_AUTO, gpu_rules).fault.empty());
         return std::visit([](const auto &t) { return t.plan; }, s.typed);
     };
     const CsrMatrix wide = random_k_per_row(20000, int64_t(1) << 20, 16, 1);
     const Plan f = plan_of(wide, true);
     EXPECT_EQ(f.format, TSR_FORMAT_CSR) << f.reason;
-    EXPECT_EQ(f.kernel, Kernel::gpu_tiles) << f.reason;
+    EXPECT_EQ(kernel_of(f), CsrKernel::tiles) << f.reason;
     EXPECT_NE(f.reason.find("tiles"), std::string::npos) << f.reason;
     const Plan d = plan_of(wide, false);
     EXPECT_EQ(d.format, TSR_FORMAT_CSR) << d.reason;
-    EXPECT_EQ(d.kernel, Kernel::gpu_tiles) << d.reason;
-    EXPECT_NE(plan_of(random_k_per_row(20000, 20000, 16, 1), true).kernel, Kernel::gpu_tiles) << "x of 20000";
+    EXPECT_EQ(kernel_of(d), CsrKernel::tiles) << d.reason;
+    EXPECT_NE(kernel_of(plan_of(random_k_per_row(20000, 20000, 16, 1), true)), CsrKernel::tiles) << "x of 20000";
     // A long row: float still takes the tiles (the row goes to long tiles), double does not.
     CsrMatrix long_row = one_dense_row(200000, int64_t(1) << 20, 8, 5, 1); // mean 13
-    EXPECT_EQ(plan_of(long_row, true).kernel, Kernel::gpu_tiles) << "float, a long row";
-    EXPECT_NE(plan_of(long_row, false).kernel, Kernel::gpu_tiles) << "double, a long row";
+    EXPECT_EQ(kernel_of(plan_of(long_row, true)), CsrKernel::tiles) << "float, a long row";
+    EXPECT_NE(kernel_of(plan_of(long_row, false)), CsrKernel::tiles) << "double, a long row";
 }
 
 // Small matrices: CSR whatever their shape (launches decide there).
@@ -143,15 +154,14 @@ TEST(SparseGpuRules, SmallMatricesTakeCsr) {
 }
 
 TEST(SparseGpuRules, KernelNames) {
-    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_rows), "gpu-rows");
-    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes2), "gpu-lanes-2");
-    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_lanes32), "gpu-lanes-32");
-    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_merge), "gpu-merge");
-    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, Kernel::gpu_tiles), "gpu-tiles");
-    EXPECT_STREQ(kernel_name(TSR_FORMAT_ELL, Kernel::standard), "standard");
-    for (Kernel k : {Kernel::gpu_rows, Kernel::gpu_lanes4, Kernel::gpu_merge, Kernel::gpu_tiles})
-        EXPECT_TRUE(is_gpu_kernel(k));
-    for (Kernel k : {Kernel::standard, Kernel::vector_rows, Kernel::tiles}) EXPECT_FALSE(is_gpu_kernel(k));
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, CsrKernel::rows), "gpu-rows");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, CsrKernel::lanes2), "gpu-lanes-2");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, CsrKernel::lanes32), "gpu-lanes-32");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, CsrKernel::merge), "gpu-merge");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_CSR, CsrKernel::tiles), "gpu-tiles");
+    EXPECT_STREQ(kernel_name(TSR_FORMAT_ELL, CsrKernel::rows), "standard");
+    // A plan made by the GPU's rules says so.
+    EXPECT_EQ(gpu_plan(tessera::bench::tridiagonal(1000, 1)).by, tessera::core::kPlanByGpu);
 }
 
 } // namespace

@@ -1,14 +1,22 @@
-// The automatic choice for a GPU: the format rules (choose_gpu.cpp) and, inline here so that
-// the CUDA plugin decides exactly as the library does, the CSR kernel from the row statistics.
-// The rules are those written in docs/formats.md, "GPU rules".
+// The CUDA backend's format rules (spmv_rules.cpp) and its CSR kernel variants, chosen from
+// the row statistics. The rules are those written in docs/formats.md, "GPU rules".
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "sparse/measures.hpp"
 #include "sparse/storage.hpp"
 
-namespace tessera::sparse {
+namespace tessera::cuda {
+
+using sparse::RowStats;
+using sparse::Structure;
+
+// CSR on a GPU: a thread per row; 2 to 32 lanes of a warp per row; the merge path over rows +
+// nonzeros, equal work for every thread whatever the rows; or column-sorted row tiles with
+// shared-memory partial sums (spmv_tiles.hpp). sparse::Plan::kernel in a plan the GPU rules made.
+enum class CsrKernel : uint8_t { rows = 0, lanes2, lanes4, lanes8, lanes16, lanes32, merge, tiles };
 
 // CSR kernels: a thread per row below this mean (a warp then reads 32 short rows in a few
 // contiguous lines); else L lanes of a warp per row, L about half the mean (a lane takes two
@@ -42,7 +50,7 @@ inline constexpr bool kGpuTilesAuto = false;
 inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
 inline constexpr double kGpuTilesMaxMean = 32;
 
-// AUTO's own rule for gpu_tiles (choose_format_gpu): in double, only without rows longer than
+// AUTO's own rule for gpu_tiles (plan_format): in double, only without rows longer than
 // kGpuTilesAutoMaxRow (no long tiles). On short rows whose columns scatter, the tiles' column
 // order lets neighbouring gathers of x share L2 sectors, which no other kernel does, in either
 // type. Long rows go to long tiles, whose sums are shared-memory atomics: for doubles those are
@@ -55,42 +63,43 @@ inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
     return rows_fit && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean && s.far_fraction() >= kGpuMergeMinFar;
 }
 
-inline bool is_gpu_kernel(Kernel k) { return k >= Kernel::gpu_rows && k <= Kernel::gpu_tiles; }
-
 // Lanes per row of a gpu_lanes kernel (1 for gpu_rows, 0 for the others).
-inline int gpu_lanes(Kernel k) {
+inline int gpu_lanes(CsrKernel k) {
     switch (k) {
-    case Kernel::gpu_rows: return 1;
-    case Kernel::gpu_lanes2: return 2;
-    case Kernel::gpu_lanes4: return 4;
-    case Kernel::gpu_lanes8: return 8;
-    case Kernel::gpu_lanes16: return 16;
-    case Kernel::gpu_lanes32: return 32;
+    case CsrKernel::rows: return 1;
+    case CsrKernel::lanes2: return 2;
+    case CsrKernel::lanes4: return 4;
+    case CsrKernel::lanes8: return 8;
+    case CsrKernel::lanes16: return 16;
+    case CsrKernel::lanes32: return 32;
     default: return 0;
     }
 }
 
 // The CSR kernel for rows `r` (and the structure `s` once analysed, else nullptr); gpu_tiles
 // only where `allow_tiles`.
-inline Kernel gpu_csr_kernel(const RowStats &r, const Structure *s, bool allow_tiles = kGpuTilesAuto) {
-    if (r.nnz == 0 || r.rows == 0) return Kernel::gpu_rows;
+inline CsrKernel gpu_csr_kernel(const RowStats &r, const Structure *s, bool allow_tiles = kGpuTilesAuto) {
+    if (r.nnz == 0 || r.rows == 0) return CsrKernel::rows;
     if (allow_tiles && s && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
         s->far_fraction() >= kGpuMergeMinFar)
-        return Kernel::gpu_tiles;
-    Kernel k = r.mean < kGpuRowsMaxMean ? Kernel::gpu_rows
-               : r.mean < 8             ? Kernel::gpu_lanes2
-               : r.mean < 16            ? Kernel::gpu_lanes4
-               : r.mean < 32            ? Kernel::gpu_lanes8
-               : r.mean < 64            ? Kernel::gpu_lanes16
-                                        : Kernel::gpu_lanes32;
+        return CsrKernel::tiles;
+    CsrKernel k = r.mean < kGpuRowsMaxMean ? CsrKernel::rows
+               : r.mean < 8             ? CsrKernel::lanes2
+               : r.mean < 16            ? CsrKernel::lanes4
+               : r.mean < 32            ? CsrKernel::lanes8
+               : r.mean < 64            ? CsrKernel::lanes16
+                                        : CsrKernel::lanes32;
     const int64_t per_step = 2 * int64_t(gpu_lanes(k));
     const bool long_rows = r.max_len > kGpuMaxSteps * per_step;
     const bool skewed = r.spread() > kGpuLanesMaxSpread;
     const bool scattered = s && s->far_fraction() >= kGpuMergeMinFar && r.mean >= kGpuRowsMaxMean;
-    return long_rows || skewed || scattered ? Kernel::gpu_merge : k;
+    return long_rows || skewed || scattered ? CsrKernel::merge : k;
 }
 
-// The format AUTO picks for a GPU (choose_format with Target::gpu comes here).
-Plan choose_format_gpu(const Structure &s, size_t value_bytes, size_t index_bytes);
+// The plan for `requested` (TSR_FORMAT_AUTO: the rules choose the format; else only the kernel).
+sparse::Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, size_t index_bytes);
 
-} // namespace tessera::sparse
+// The log's name of a GPU kernel variant of `format`.
+const char *kernel_name(tsr_format format, CsrKernel kernel);
+
+} // namespace tessera::cuda

@@ -1,0 +1,13 @@
+// The library's own backends, handed to the core by the public enum (core/host_backends.hpp):
+// the one place outside the backends that names them.
+#include "core/host_backends.hpp"
+#include "cpu/backend.hpp"
+#include "reference/backend.hpp"
+
+namespace tessera::core {
+
+const BackendTable &host_backend(tsr_backend which) {
+    return which == TSR_BACKEND_REFERENCE ? reference::backend() : cpu::backend();
+}
+
+} // namespace tessera::core

@@ -1,0 +1,45 @@
+// The one routing policy of the library: which backend runs a product (gemm or sparse), on
+// which of its states, and why; and the one refusal, an operand in device memory that the
+// chosen backend cannot read. docs/backends.md ("Routing") has it as a table.
+#pragma once
+
+#include <cstdint>
+
+#include "core/backend.hpp"
+#include "core/context.hpp"
+
+namespace tessera::core {
+
+enum class Work { gemm, sparse };
+
+struct RouteRequest {
+    Work work;
+    const char *routine; // for the refusal's message
+    // gemm: the product (for auto's cost model) and its element size; sparse: all 0.
+    int elem_size;
+    int64_t m, n, k;
+    // The memory the call reads or writes: gemm A, B (nullptr when not read), C; sparse x, y.
+    const void *operand[3];
+};
+
+struct Route {
+    const BackendTable *table;
+    void *state;     // the backend's per-handle state
+    const char *why; // for the call log; nullptr when the handle named the backend
+};
+
+// The backend for `req` on `ctx`:
+//   reference, cpu: that backend;
+//   cuda: the CUDA backend when it runs here and has the work's kernels, else the CPU;
+//   auto: the CUDA backend when an operand is device memory; for a gemm on host operands, the
+//         CUDA backend's cost model decides (asked only from 256³ multiply-adds on, or once the
+//         process has the CUDA driver loaded); else the CPU.
+// TSR_ERR_INVALID_ARGUMENT (with the message set) when an operand is device memory and the
+// chosen backend cannot read it.
+tsr_status route(const tsr_context *ctx, const RouteRequest &req, Route *out);
+
+// Whether auto would ask the CUDA plugin about a host-operand gemm of this size in a process
+// without the CUDA driver (the fast path of gemm plans relies on the same answer).
+bool auto_would_ask_cuda(int64_t m, int64_t n, int64_t k);
+
+} // namespace tessera::core
