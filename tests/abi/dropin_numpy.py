@@ -7,6 +7,7 @@ import argparse
 import ctypes
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -19,11 +20,24 @@ def fail(message):
     sys.exit(1)
 
 
-def cases(np):
+def test_seed():
+    """TESSERA_TEST_SEED (decimal, or hexadecimal after 0x) when set, else a fresh random seed."""
+    text = os.environ.get("TESSERA_TEST_SEED", "")
+    if not text:
+        return secrets.randbits(64)
+    hex_ = text[:2] in ("0x", "0X")
+    digits = text[2:] if hex_ else text
+    allowed = "0123456789abcdefABCDEF" if hex_ else "0123456789"
+    if not digits or any(ch not in allowed for ch in digits) or int(digits, 16 if hex_ else 10) >> 64:
+        fail(f"TESSERA_TEST_SEED={text!r} is not a 64-bit decimal or 0x-hexadecimal number")
+    return int(digits, 16 if hex_ else 10)
+
+
+def cases(np, seed):
     """(name, a, b) triples; every product numpy hands to cblas_?gemm: C- and Fortran-ordered
     operands, transposed views (passed as transpose flags) and sizes that are not multiples of
     anything."""
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     out = []
     for dtype in (np.float32, np.float64):
         tag = np.dtype(dtype).name
@@ -89,6 +103,8 @@ def main():
         print(f"SKIPPED: {sys.executable} has no numpy (Debian: apt-get install python3-numpy)")
         return SKIP
     library = os.path.realpath(args.library)
+    seed = test_seed()
+    print(f"TESSERA_TEST_SEED={seed} (random operands; set it to replay them)")
     print(f"python: {sys.executable}, numpy {np.__version__}")
     print(f"library: {library}")
 
@@ -114,7 +130,7 @@ def main():
                   "CUDA plugin built)")
             return SKIP
 
-    all_cases = cases(np)
+    all_cases = cases(np, seed)
     with tempfile.TemporaryDirectory(prefix="tessera-dropin-numpy.") as directory:
         operands = {}
         for i, (_, a, b) in enumerate(all_cases):
@@ -170,7 +186,7 @@ def main():
                   f"(bound {4 * (k + 2) * u:.1e}·|A||B|) {status}")
             bad += status != "ok"
         if bad:
-            fail(f"{bad} product(s) differ from float64 numpy")
+            fail(f"{bad} product(s) differ from float64 numpy (replay: TESSERA_TEST_SEED={seed})")
     print("drop-in numpy test passed")
     return 0
 

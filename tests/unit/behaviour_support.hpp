@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/seed.hpp"
 #include "tessera/tessera.h"
 
 // Tessera ships no BLAS header: a program declares the symbols itself, as here.
@@ -46,19 +47,11 @@ void cblas_dgemm_64(int layout, int transa, int transb, int64_t M, int64_t N, in
 
 namespace behaviour {
 
-// A generator seeded from a label (FNV-1a): every test draws its own fresh data, and the same
-// data on every run.
-inline std::mt19937_64 rng_for(const std::string &label) {
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char ch : label) h = (h ^ ch) * 1099511628211ull;
-    return std::mt19937_64(h);
-}
-
-// The current test's name, for rng_for.
-inline std::string test_label() {
-    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return info ? std::string(info->test_suite_name()) + "." + info->name() : "no-test";
-}
+// A generator for a label (the run's seed mixed with it, tests/support/seed.hpp): every test
+// draws its own data, the same again under the same TESSERA_TEST_SEED; and the current
+// test's name, the usual label.
+using tessera::test::rng_for;
+using tessera::test::test_label;
 
 template <typename T> std::vector<T> random_values(size_t count, std::mt19937_64 &rng) {
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -153,7 +146,7 @@ template <typename T> struct Problem {
                            << "C(" << i << "," << j << ") = " << got << ", expected " << ref
                            << " (bound " << bound << ") for m=" << m << " n=" << n << " k=" << k
                            << (layout == TSR_COL_MAJOR ? " col" : " row") << " ta=" << int(ta)
-                           << " tb=" << int(tb);
+                           << " tb=" << int(tb) << " TESSERA_TEST_SEED=" << tessera::test::base_seed();
             }
         for (size_t idx = 0; idx < C0.size(); ++idx)
             if (!inside[idx] && !same_bytes(&C[idx], &C0[idx], sizeof(T)))

@@ -9,14 +9,15 @@
 
 namespace tessera::test {
 
-namespace {
-uint64_t g_seed = std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32);
-}
-
-uint64_t seed() { return g_seed; }
+uint64_t seed() { return base_seed(); }
 
 std::mt19937_64 &rng() {
-    static std::mt19937_64 engine(g_seed);
+    static std::mt19937_64 engine;
+    static uint64_t seeded_at = ~uint64_t(0);
+    if (const uint64_t started = tests_started.load(); started != seeded_at) {
+        engine.seed(seed_for(test_label()));
+        seeded_at = started;
+    }
     return engine;
 }
 
@@ -36,8 +37,9 @@ Matrix<T> random_matrix(int64_t rows, int64_t cols, tsr_layout layout, int64_t p
     x.ld = std::max<int64_t>(1, inner + pad);
     x.data.assign(size_t(std::max<int64_t>(1, x.ld * outer)), poison);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::mt19937_64 &g = rng();
     for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j) x.at(i, j) = T(u(rng()));
+        for (int64_t j = 0; j < cols; ++j) x.at(i, j) = T(u(g));
     return x;
 }
 
@@ -46,7 +48,7 @@ std::string describe(const GemmCase &c) {
     std::ostringstream s;
     s << (c.layout == TSR_COL_MAJOR ? "col " : "row ") << op(c.ta) << op(c.tb) << " m=" << c.m
       << " n=" << c.n << " k=" << c.k << " alpha=" << c.alpha << " beta=" << c.beta
-      << " seed=" << seed();
+      << " TESSERA_TEST_SEED=" << seed();
     return s.str();
 }
 

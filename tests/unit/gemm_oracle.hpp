@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/seed.hpp"
 #include "tessera/tessera.h"
 
 namespace tessera::test {
@@ -27,9 +28,10 @@ template <typename T> struct Matrix {
     bool is_padding(size_t index) const; // an element outside rows×cols
 };
 
-// Seeded from std::random_device; every test prints its seed on failure.
+// The current test's generator: seeded with the run's seed (TESSERA_TEST_SEED, else random;
+// see tests/support/seed.hpp) mixed with the test's name, afresh when each test starts.
 std::mt19937_64 &rng();
-uint64_t seed();
+uint64_t seed(); // the run's base seed
 
 // rows×cols with ld = stored length + pad; elements uniform in [-1, 1], padding = `poison`.
 template <typename T>

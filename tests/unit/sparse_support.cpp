@@ -94,9 +94,10 @@ tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, D
 }
 
 std::string describe(const ProductCase &c) {
-    char text[96];
-    std::snprintf(text, sizeof text, "op=%s alpha=%g beta=%g",
-                  c.op == TSR_OP_N ? "N" : c.op == TSR_OP_T ? "T" : "C", c.alpha, c.beta);
+    char text[128];
+    std::snprintf(text, sizeof text, "op=%s alpha=%g beta=%g TESSERA_TEST_SEED=%llu",
+                  c.op == TSR_OP_N ? "N" : c.op == TSR_OP_T ? "T" : "C", c.alpha, c.beta,
+                  static_cast<unsigned long long>(base_seed()));
     return text;
 }
 
@@ -132,7 +133,7 @@ template <typename T>
                                          uint64_t seed, const ProductRunner<T> &run) {
     const bool trans = c.op != TSR_OP_N;
     const int64_t in = trans ? e.rows : e.cols, out = trans ? e.cols : e.rows;
-    std::mt19937_64 rng(seed);
+    std::mt19937_64 rng = rng_for(test_label() + "/" + std::to_string(seed));
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     const T nan = std::numeric_limits<T>::quiet_NaN();
     std::vector<T> x(size_t(std::max<int64_t>(in, 1))), y(size_t(std::max<int64_t>(out, 1)));

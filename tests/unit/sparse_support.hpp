@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/seed.hpp"
 #include "matrix_market.hpp"
 #include "spmv_generators.hpp"
 #include "tessera/tessera.h"
@@ -53,7 +54,8 @@ using ProductRunner = std::function<tsr_status(tsr_handle h, tsr_op op, T alpha,
 
 // Runs y = alpha·op(A)·x + beta·y with fresh random x and y (y all NaN when beta == 0 and x
 // all NaN when alpha == 0, since they must not be read) and compares with the oracle
-// computed from `e` (the values rounded to T).
+// computed from `e` (the values rounded to T). x and y come from the stream of the current
+// test and `seed` (tests/support/seed.hpp), so they change with TESSERA_TEST_SEED.
 template <typename T>
 ::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
                                          uint64_t seed, const ProductRunner<T> &run = {});

@@ -27,7 +27,7 @@ constexpr int64_t kScale = 1;
 // The entries in random order, with a few of them split into two duplicates (v = v/4 + 3v/4),
 // so both doors see unsorted rows and duplicates.
 Entries scramble(Entries e, uint64_t seed) {
-    std::mt19937_64 rng(seed);
+    std::mt19937_64 rng = tessera::test::test_rng("/scramble" + std::to_string(seed));
     const int64_t n = e.nnz();
     for (int64_t k = 0; k < n; k += 17) {
         const double v = e.val[size_t(k)];

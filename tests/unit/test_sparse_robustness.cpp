@@ -91,7 +91,7 @@ template <typename T> void check_nonfinite(tsr_backend backend) {
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, backend), TSR_SUCCESS);
-    std::mt19937_64 rng(std::random_device{}());
+    std::mt19937_64 rng = tessera::test::test_rng();
     for (int which = 0; which < 2; ++which) {
         const Entries e = which == 0 ? tessera::test::row_and_diagonal() : tessera::test::padded_band(rng);
         for (tsr_format f : kFormats)

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "../support/seed.hpp"
 #include "spmv_generators.hpp"
 #include "spmv_split.hpp"
 
@@ -200,7 +201,7 @@ std::vector<CsrMatrix> cases() {
 template <typename I> void check(const CsrMatrix &m) {
     SCOPED_TRACE(m.name + " " + std::to_string(m.rows) + "x" + std::to_string(m.cols) + " nnz " +
                  std::to_string(m.nnz()) + (sizeof(I) == 4 ? " i32" : " i64"));
-    std::mt19937_64 rng(42);
+    std::mt19937_64 rng = tessera::test::test_rng("/" + m.name + std::to_string(m.rows));
     std::vector<double> x(size_t(std::max<int64_t>(1, m.cols)));
     for (double &v : x) v = double(rng() % 2000) / 1000.0 - 1.0;
     std::vector<double> ref(size_t(m.rows), 0.0), mag(size_t(m.rows), 0.0);

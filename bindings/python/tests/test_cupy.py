@@ -50,9 +50,8 @@ def _cupy():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", "CF")
-def test_gemm_on_cupy_arrays(dtype, order):
+def test_gemm_on_cupy_arrays(rng, dtype, order):
     cp = _cupy()
-    rng = np.random.default_rng(3)
     a = rng.uniform(-1, 1, (300, 200)).astype(dtype)
     b = rng.uniform(-1, 1, (200, 150)).astype(dtype)
     da, db = cp.asarray(a, order=order), cp.asarray(b, order=order)
@@ -79,12 +78,12 @@ def test_device_arrays_with_a_cpu_handle():
 
 @needs_sparse
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_spmv_on_cupy_vectors(dtype):
+def test_spmv_on_cupy_vectors(rng, dtype):
     cp = _cupy()
     sp = pytest.importorskip("scipy.sparse")
-    m = sp.random(2000, 1500, density=0.01, random_state=5, format="csr", dtype=dtype)
+    m = sp.random(2000, 1500, density=0.01, random_state=rng, format="csr", dtype=dtype)
     A = tessera.SparseMatrix.from_scipy(m).optimize()
-    x = np.random.default_rng(5).uniform(-1, 1, 1500).astype(dtype)
+    x = rng.uniform(-1, 1, 1500).astype(dtype)
     y = A @ cp.asarray(x)  # device vectors: the product runs on the CUDA backend
     assert isinstance(y, cp.ndarray)
     tol = 1e-4 if dtype == np.float32 else 1e-12

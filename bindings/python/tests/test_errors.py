@@ -67,8 +67,7 @@ def _misaligned(values, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_misaligned_operands_are_copied_not_passed(dtype):
-    rng = np.random.default_rng()
+def test_misaligned_operands_are_copied_not_passed(rng, dtype):
     a_vals, b_vals = rng.standard_normal(6), rng.standard_normal(6)
     a = _misaligned(a_vals, dtype).reshape(2, 3)
     b = _misaligned(b_vals, dtype).reshape(3, 2)
@@ -82,8 +81,7 @@ def test_misaligned_operands_are_copied_not_passed(dtype):
 
 @needs_sparse
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_misaligned_vectors_and_arrays_in_sparse_calls(dtype):
-    rng = np.random.default_rng()
+def test_misaligned_vectors_and_arrays_in_sparse_calls(rng, dtype):
     vals = rng.standard_normal(3)
     A = tessera.SparseMatrix.from_coo(_misaligned([0, 1, 1], np.int64), _misaligned([0, 0, 1], np.int64),
                                       _misaligned(vals, dtype), (2, 2))
