@@ -22,7 +22,8 @@ std::string shorten(const std::string &name, size_t width) {
 }
 
 std::string type_of(const GpuSpmvRecord &r) {
-    return std::string(1, r.dtype) + std::to_string(r.index_bits) + " " + char(std::toupper(r.op));
+    // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined insert
+    return std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " + char(std::toupper(r.op));
 }
 
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }

@@ -38,7 +38,8 @@ void SpmvTable::header() { table_.header(); }
 
 void SpmvTable::record(const SpmvRecord &r) {
     const SpmvSide *eigen = r.side("eigen");
-    const std::string type = std::string(1, r.dtype) + std::to_string(r.index_bits) + " " + char(std::toupper(r.op));
+    // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined insert
+    const std::string type = std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " + char(std::toupper(r.op));
     for (const SpmvSide &s : r.sides) {
         std::vector<std::string> cells = {shorten(r.matrix, 24), std::to_string(r.nnz), type, s.name, s.format};
         if (s.status != "ok") {
@@ -76,7 +77,8 @@ void print_spmv_summary(std::ostream &out, const std::vector<SpmvRecord> &record
     std::string worst_auto_matrix;
     for (const SpmvRecord &r : records) {
         const SpmvSide *c = r.side("csr"), *e = r.side("eigen"), *a = r.side("auto");
-        const std::string type = std::string(1, r.dtype) + std::to_string(r.index_bits) + " " + char(std::toupper(r.op));
+        // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined insert
+        const std::string type = std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " + char(std::toupper(r.op));
         std::vector<std::string> cells = {shorten(r.matrix, 24), type};
         const bool c_ok = c && c->status == "ok", e_ok = e && e->status == "ok";
         cells.push_back(c_ok ? significant(c->gbs) : "");
