@@ -336,7 +336,7 @@ TEST(CudaSpmv, DeviceVectorsRefusedByHostBackendsRoutedByAuto) {
         for (int where : {1, 2, 3}) {
             EXPECT_EQ(tsr_sspmv(h, TSR_OP_N, 1.0f, A, (where & 1) ? dx.ptr : x.data(), 0.0f,
                                 (where & 2) ? dy.ptr : y.data()),
-                      TSR_ERR_NOT_SUPPORTED)
+                      TSR_ERR_INVALID_ARGUMENT)
                 << where_name(where);
             EXPECT_NE(std::strstr(tsr_last_error(), "device memory"), nullptr) << tsr_last_error();
         }
@@ -466,7 +466,7 @@ TEST(CudaSpmvVerbose, KernelChoiceIsLogged) {
     ASSERT_EQ(tsr_dspmv(autoh, TSR_OP_N, 1.0, A, dx.ptr, 0.0, dy.ptr), TSR_SUCCESS);
     const std::string log = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(log.find("format=csr/gpu-merge backend=cuda"), std::string::npos) << log;
-    EXPECT_NE(log.find("(auto: device vectors)"), std::string::npos) << log;
+    EXPECT_NE(log.find("(auto: device operands)"), std::string::npos) << log;
     tsr_sparse_destroy(A);
     tsr_destroy(cpu);
     tsr_destroy(autoh);
