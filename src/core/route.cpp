@@ -12,10 +12,6 @@ namespace tessera::core {
 
 namespace {
 
-// From this many multiply-adds on, auto asks the CUDA plugin about a host-operand product (which
-// may load it and the driver); below, in a process without the driver, the CPU runs it.
-constexpr double kAutoAskCuda = 256.0 * 256.0 * 256.0;
-
 bool serves(const BackendTable *t, Work work) {
     if (!t) return false;
     if (work == Work::gemm) return t->gemm_f32 && t->gemm_f64;
@@ -26,7 +22,7 @@ bool serves(const BackendTable *t, Work work) {
 // a process that does not use it: the plugin is asked once a call is large, or once the process
 // has the CUDA driver loaded. *why: the log's reason when it returns nullptr.
 const BackendTable *auto_cuda(const RouteRequest &r, const BackendTable *driver_cuda, const char **why) {
-    static std::atomic<bool> asked{false};
+    std::atomic<bool> &asked = route_tables.asked_cuda;
     if (!asked.load(std::memory_order_relaxed)) {
         if (!auto_would_ask_cuda(r.m, r.n, r.k) && !driver_cuda) {
             *why = "auto: host operands, small product";
@@ -39,9 +35,9 @@ const BackendTable *auto_cuda(const RouteRequest &r, const BackendTable *driver_
 }
 
 Route choose(const tsr_context *ctx, const RouteRequest &r, const BackendTable *driver_cuda, bool device) {
-    const BackendTable &cpu = host_backend(TSR_BACKEND_CPU);
+    const BackendTable &cpu = *route_tables.cpu;
     switch (ctx->backend) {
-    case TSR_BACKEND_REFERENCE: return {&host_backend(TSR_BACKEND_REFERENCE), nullptr, nullptr};
+    case TSR_BACKEND_REFERENCE: return {route_tables.reference, nullptr, nullptr};
     case TSR_BACKEND_CPU: return {&cpu, nullptr, nullptr};
     case TSR_BACKEND_CUDA: {
         const BackendTable *cuda = cuda_backend(nullptr);
@@ -70,11 +66,10 @@ Route choose(const tsr_context *ctx, const RouteRequest &r, const BackendTable *
 
 } // namespace
 
-bool auto_would_ask_cuda(int64_t m, int64_t n, int64_t k) {
-    return double(m) * double(n) * double(k) >= kAutoAskCuda;
-}
+// The library's own tables, looked up once when it is loaded.
+RouteTables route_tables{&host_backend(TSR_BACKEND_CPU), &host_backend(TSR_BACKEND_REFERENCE), {false}};
 
-tsr_status route(const tsr_context *ctx, const RouteRequest &r, Route *out) {
+tsr_status route_policy(const tsr_context *ctx, const RouteRequest &r, Route *out) {
     // One look at the loader per call (it takes the loader's lock): operands can be device
     // memory only once the CUDA driver is loaded.
     const BackendTable *driver_cuda = cuda_backend_if_driver_loaded();

@@ -3,10 +3,12 @@
 // chosen backend cannot read. docs/backends.md ("Routing") has it as a table.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/backend.hpp"
 #include "core/context.hpp"
+#include "core/plugin.hpp"
 
 namespace tessera::core {
 
@@ -36,10 +38,37 @@ struct Route {
 //         process has the CUDA driver loaded); else the CPU.
 // TSR_ERR_INVALID_ARGUMENT (with the message set) when an operand is device memory and the
 // chosen backend cannot read it.
-tsr_status route(const tsr_context *ctx, const RouteRequest &req, Route *out);
+inline tsr_status route(const tsr_context *ctx, const RouteRequest &req, Route *out);
 
 // Whether auto would ask the CUDA plugin about a host-operand gemm of this size in a process
-// without the CUDA driver (the fast path of gemm plans relies on the same answer).
-bool auto_would_ask_cuda(int64_t m, int64_t n, int64_t k);
+// without the CUDA driver: from 256³ multiply-adds on (asking may load the plugin and the
+// driver); below, the CPU runs it. The fast path of gemm plans relies on the same answer.
+inline bool auto_would_ask_cuda(int64_t m, int64_t n, int64_t k) {
+    return double(m) * double(n) * double(k) >= 256.0 * 256.0 * 256.0;
+}
+
+// The whole policy (route.cpp); route() answers its most common case inline.
+tsr_status route_policy(const tsr_context *ctx, const RouteRequest &req, Route *out);
+
+struct RouteTables {
+    const BackendTable *cpu, *reference;
+    std::atomic<bool> asked_cuda; // auto has asked the CUDA plugin about a gemm once
+};
+extern RouteTables route_tables;
+
+inline tsr_status route(const tsr_context *ctx, const RouteRequest &req, Route *out) {
+    // A gemm in a process without the CUDA driver (so no operand is device memory) on a host
+    // backend, or on auto while it never asked the CUDA plugin and the product is too small to
+    // ask about: decided here, as route_policy would, without its calls (tiny products pay for
+    // every nanosecond of them).
+    if (req.work == Work::gemm && ctx->backend != TSR_BACKEND_CUDA && !cuda_driver_loaded()) {
+        if (ctx->backend == TSR_BACKEND_CPU) return *out = {route_tables.cpu, nullptr, nullptr}, TSR_SUCCESS;
+        if (ctx->backend == TSR_BACKEND_REFERENCE)
+            return *out = {route_tables.reference, nullptr, nullptr}, TSR_SUCCESS;
+        if (!auto_would_ask_cuda(req.m, req.n, req.k) && !route_tables.asked_cuda.load(std::memory_order_relaxed))
+            return *out = {route_tables.cpu, nullptr, "auto: host operands, small product"}, TSR_SUCCESS;
+    }
+    return route_policy(ctx, req, out);
+}
 
 } // namespace tessera::core
