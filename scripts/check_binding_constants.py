@@ -1,32 +1,41 @@
 #!/usr/bin/env python3
-# Compares the constants the bindings copy from include/tessera/tessera.h (enum values, version
-# numbers) with the header itself; CTest runs it as `binding_constants` (label unit).
+# Compares the constants the bindings copy from include/tessera/tessera.h (enum values) with the
+# header itself, and checks that the version is stated once, in project() of the top-level
+# CMakeLists.txt; CTest runs it as `binding_constants` (label unit).
 """Checks every binding's copy of the constants of tessera.h against the header.
 
 usage: check_binding_constants.py [--root DIR] [--verbose]
 
-The header's constants are its integer `#define TSR_*` macros (the version numbers) and the
-enumerators of its enums (tsr_status, tsr_backend, tsr_layout, tsr_op, tsr_dtype,
-tsr_index_type, tsr_format), each enum one group. The bindings carry them under the header's
-names, each in one place:
+The header's constants are its integer `#define TSR_*` macros and the enumerators of its enums
+(tsr_status, tsr_backend, tsr_layout, tsr_op, tsr_dtype, tsr_index_type, tsr_format), each enum
+one group. The bindings carry them under the header's names, each in one place:
 
 - the Fortran module: `integer(c_int), parameter, public :: TSR_... = ...` in
   bindings/fortran/tessera.f90;
 - the Rust crate: `pub const TSR_...: c_int = ...;` in bindings/rust/src/ffi.rs;
 - the Python package: `TSR_... = ...` in bindings/python/src/tessera/_constants.py.
 
-Every binding must carry every enum group whole. The version numbers (TSR_VERSION_*) are
-carried whole where they are carried at all (the Python package: its ABI, SONAME and
-__version__ come from them); the Fortran module and the Rust crate ask the library for its
-version at run time instead. Any other integer #define forms a group checked the same way: whole
-where a binding carries it. A macro that is arithmetic (`(1 << 3)`) is refused, not skipped.
+Every binding must carry every enum group whole. Any integer #define forms a group checked the
+same way: whole where a binding carries it. A macro that is arithmetic (`(1 << 3)`) is refused,
+not skipped.
 
 It fails, listing each problem, when a binding's value differs from the header's, when a
 binding lacks a constant it must carry, when it has a TSR_ constant the header does not
 define, when it defines one twice or outside its one place, and when it keeps a literal copy
 under another spelling (`_OP_N = 111`, `const ROW_MAJOR: c_int = 101`) instead of the TSR_
-name. It also compares the build's copies of the version: project(tessera VERSION ...) and
-TESSERA_ABI_VERSION (the SONAME) in the top-level CMakeLists.txt.
+name.
+
+The version is stated once, in project(tessera VERSION X.Y.Z) of the top-level CMakeLists.txt,
+and fails wherever it is written again: tessera.h must include tessera_version.h, which CMake
+generates from include/tessera/tessera_version.h.in, whose TSR_VERSION_MAJOR, _MINOR and _PATCH
+must be @PROJECT_VERSION_MAJOR@, @PROJECT_VERSION_MINOR@ and @PROJECT_VERSION_PATCH@ (no number,
+and no TSR_VERSION_* in tessera.h); TESSERA_ABI_VERSION (the SONAME) is ${PROJECT_VERSION_MAJOR}
+(or a number equal to it). The Python package must define TSR_VERSION_* derived, not as
+numbers (it reads project() through the wheel's tessera/_version.py or the checkout), and
+neither a literal __version__ nor a literal libtessera.so.N in the package or its CMakeLists.txt
+is allowed; the Fortran module and the Rust crate ask the library at run time, so a version
+number there is a copy too. Cargo needs a literal: the version of bindings/rust/Cargo.toml
+must equal project()'s.
 """
 import argparse
 import ast
@@ -210,12 +219,14 @@ def read_python(paths):
                     elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
                             and len(target.elts) == len(node.value.elts):
                         pairs.extend(zip(target.elts, node.value.elts))
+                    elif isinstance(target, ast.Tuple):  # A, B = f(): bound, but not to literals
+                        pairs.extend((elt, None) for elt in target.elts)
             else:
                 continue
             for target, value in pairs:
                 if not isinstance(target, ast.Name):
                     continue
-                literal = python_int(value)
+                literal = python_int(value) if value is not None else None
                 if target.id == "__version__" and isinstance(value, ast.Constant) \
                         and isinstance(value.value, str):
                     found.append(Constant("__version__", value.value, path, node.lineno))
@@ -251,10 +262,8 @@ def check_binding(binding, header, root, problems):
     carried, matched = {}, 0
     for c in definitions:
         if c.name == "__version__":
-            want = version_string(header)
-            if c.value != want:
-                problems.append(f"{binding.name}: {c.where(root)}: __version__ = {c.value!r}, "
-                                f"but tessera.h says {want}")
+            problems.append(f"{binding.name}: {c.where(root)}: __version__ = {c.value!r} states "
+                            f"the version again; derive it from project() ({version_string(header)})")
             continue
         if c.name.startswith("TSR_"):
             carried.setdefault(c.name, []).append(c)
@@ -268,7 +277,7 @@ def check_binding(binding, header, root, problems):
         if name not in by_name:
             problems.append(f"{binding.name}: {copies[0].where(root)}: {name} is not in tessera.h")
             continue
-        want = by_name[name][1].value
+        group, want = by_name[name][0], by_name[name][1].value
         if len(copies) > 1:
             places = ", ".join(c.where(root) for c in copies)
             problems.append(f"{binding.name}: {name} is defined {len(copies)} times ({places}); "
@@ -277,7 +286,15 @@ def check_binding(binding, header, root, problems):
             if c.path != binding.home:
                 problems.append(f"{binding.name}: {c.where(root)}: {name} belongs in "
                                 f"{binding.home.relative_to(root)}, the binding's one copy")
-            if c.value is None:
+            if group == VERSION_GROUP:
+                # The version is project()'s alone: a binding derives it, never writes it.
+                if c.value is not None:
+                    problems.append(f"{binding.name}: {c.where(root)}: {name} = {c.value} states the "
+                                    "version again; derive it from project(tessera VERSION "
+                                    f"{version_string(header)}) in CMakeLists.txt")
+                else:
+                    matched += 1
+            elif c.value is None:
                 problems.append(f"{binding.name}: {c.where(root)}: {name} is not an integer literal; "
                                 f"tessera.h has {want}")
             elif c.value != want:
@@ -286,10 +303,16 @@ def check_binding(binding, header, root, problems):
             else:
                 matched += 1
     # Required: the groups the binding must carry, and every group it carries any of.
-    required = set(binding.groups) | {by_name[n][0] for n in carried if n in by_name}
+    # The version is never required because a binding carries part of it: no binding may copy it.
+    required = set(binding.groups) | {by_name[n][0] for n in carried
+                                      if n in by_name and by_name[n][0] != VERSION_GROUP}
     for group in sorted(required):
         for c in header.get(group, []):
-            if c.name not in carried:
+            if c.name not in carried and group == VERSION_GROUP:
+                problems.append(f"{binding.name}: lacks {c.name}; define it in "
+                                f"{binding.home.relative_to(root)}, derived from project() "
+                                "(not a number)")
+            elif c.name not in carried:
                 problems.append(f"{binding.name}: lacks {c.name} = {c.value} ({group}, "
                                 f"{c.where(root)}); add it to {binding.home.relative_to(root)}")
     return matched, sorted(required)
@@ -300,25 +323,87 @@ def version_string(header):
     return ".".join(str(version.get(f"TSR_VERSION_{p}")) for p in ("MAJOR", "MINOR", "PATCH"))
 
 
-def check_build(root, header, problems):
-    """The version numbers the top-level CMakeLists.txt repeats (package version and SONAME)."""
-    path = root / "CMakeLists.txt"
-    version = {c.name: c.value for c in header.get(VERSION_GROUP, [])}
-    want = version_string(header)
-    text = path.read_text()
-    m = re.search(r"project\(\s*tessera\s+VERSION\s+([0-9.]+)", text)
+VERSION_PARTS = ("MAJOR", "MINOR", "PATCH")
+
+
+def project_version(root):
+    """(text, line) of project(tessera VERSION X.Y.Z) in the top-level CMakeLists.txt, the one
+    statement of the version; raises ValueError when there is none or it is not X.Y.Z."""
+    text = (root / "CMakeLists.txt").read_text()
+    m = re.search(r"^[ \t]*project\(\s*tessera\s+VERSION\s+([^\s)]+)", text, flags=re.M)
     if not m:
-        problems.append("CMakeLists.txt: no project(tessera VERSION ...)")
-    elif m.group(1) != want:
-        problems.append(f"CMakeLists.txt:{line_of(text, m.start())}: project VERSION {m.group(1)}, "
-                        f"but tessera.h says {want}")
-    m = re.search(r"set\(\s*TESSERA_ABI_VERSION\s+(\d+)\s*\)", text)
+        raise ValueError("CMakeLists.txt: no project(tessera VERSION ...)")
+    if not re.fullmatch(r"\d+\.\d+\.\d+", m.group(1)):
+        raise ValueError(f"CMakeLists.txt:{line_of(text, m.start())}: project VERSION {m.group(1)} "
+                         "is not MAJOR.MINOR.PATCH (tessera_version.h needs all three)")
+    return m.group(1), line_of(text, m.start())
+
+
+def read_version_template(root, version, problems):
+    """The version group: TSR_VERSION_* of tessera_version.h.in, each of which must be its
+    @PROJECT_VERSION_*@ (not a number), with project()'s values."""
+    path = root / "include" / "tessera" / "tessera_version.h.in"
+    shown = path.relative_to(root)
+    if not path.exists():
+        problems.append(f"{shown} does not exist: the version macros are generated from it")
+        return []
+    text = strip_c_comments(path.read_text())
+    values = dict(zip(VERSION_PARTS, (int(v) for v in version.split("."))))
+    found = {}
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(TSR_\w+)[ \t]*([^\n]*)$", text, flags=re.M):
+        name, body, line = m.group(1), m.group(2).strip(), line_of(text, m.start(1))
+        part = name[len("TSR_VERSION_"):] if name.startswith("TSR_VERSION_") else None
+        if part not in VERSION_PARTS:
+            problems.append(f"{shown}:{line}: {name} does not belong here (only TSR_VERSION_*); "
+                            "put it in tessera.h")
+        else:
+            if body != f"@PROJECT_VERSION_{part}@":
+                problems.append(f"{shown}:{line}: {name} is {body!r}; it must be "
+                                f"@PROJECT_VERSION_{part}@, from project()")
+            found[name] = Constant(name, values[part], path, line)
+    for part in VERSION_PARTS:
+        if f"TSR_VERSION_{part}" not in found:
+            problems.append(f"{shown}: lacks #define TSR_VERSION_{part} @PROJECT_VERSION_{part}@")
+    return [found[f"TSR_VERSION_{p}"] for p in VERSION_PARTS if f"TSR_VERSION_{p}" in found]
+
+
+def check_build(root, version, problems):
+    """The statements of the version outside the bindings' constants: the SONAME, tessera.h's
+    include of the generated header, the crate's version, the Python package's library name."""
+    path = root / "CMakeLists.txt"
+    text = path.read_text()
+    major = version.split(".")[0]
+    m = re.search(r"set\(\s*TESSERA_ABI_VERSION\s+([^\s)]+)\s*\)", text)
     if not m:
         problems.append("CMakeLists.txt: no set(TESSERA_ABI_VERSION ...)")
-    elif int(m.group(1)) != version.get("TSR_VERSION_MAJOR"):
-        problems.append(f"CMakeLists.txt:{line_of(text, m.start())}: TESSERA_ABI_VERSION "
-                        f"{m.group(1)}, but TSR_VERSION_MAJOR is {version.get('TSR_VERSION_MAJOR')}")
-    return want
+    elif m.group(1) not in ("${PROJECT_VERSION_MAJOR}", "${tessera_VERSION_MAJOR}", major):
+        problems.append(f"CMakeLists.txt:{line_of(text, m.start())}: TESSERA_ABI_VERSION is "
+                        f"{m.group(1)}, but project()'s major is {major}: "
+                        "set(TESSERA_ABI_VERSION ${PROJECT_VERSION_MAJOR})")
+    header = root / "include" / "tessera" / "tessera.h"
+    include = r'^[ \t]*#[ \t]*include[ \t]*["<](?:tessera/)?tessera_version\.h[">]'
+    if header.exists() and not re.search(include, strip_c_comments(header.read_text()), flags=re.M):
+        problems.append("include/tessera/tessera.h does not #include \"tessera_version.h\" "
+                        "(the version macros generated from project())")
+    cargo = root / "bindings" / "rust" / "Cargo.toml"
+    if cargo.exists():
+        ctext = cargo.read_text()
+        package = re.search(r"^\[package\][ \t]*\n(.*?)(?=^\[|\Z)", ctext, flags=re.M | re.S)
+        m = package and re.search(r'^version\s*=\s*"([^"]*)"', package.group(1), flags=re.M)
+        if not m:
+            problems.append("bindings/rust/Cargo.toml: no version = \"...\" in [package]")
+        elif m.group(1) != version:
+            line = line_of(ctext, package.start(1) + m.start())
+            problems.append(f"bindings/rust/Cargo.toml:{line}: version = \"{m.group(1)}\", but "
+                            f"project() in CMakeLists.txt says {version}")
+    python = root / "bindings" / "python"
+    for source in sorted(python.glob("src/tessera/*.py")) + [python / "CMakeLists.txt"]:
+        if not source.exists():
+            continue
+        stext = source.read_text()
+        for m in re.finditer(r"libtessera\.so\.\d+", stext):
+            problems.append(f"{source.relative_to(root)}:{line_of(stext, m.start())}: {m.group(0)} "
+                            "states the ABI again; derive it from project()'s major")
 
 
 def main(argv=None):
@@ -335,9 +420,23 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         print(f"FAIL: cannot read the constants of tessera.h: {e}")
         return 1
+    problems = []
+    # The version: project()'s, through the template; never written in tessera.h itself.
+    for c in header.pop(VERSION_GROUP, []):
+        problems.append(f"{c.where(root)}: {c.name} = {c.value} is written by hand; the version "
+                        "comes from project() through include/tessera/tessera_version.h.in")
+    try:
+        version, version_line = project_version(root)
+    except (OSError, ValueError) as e:
+        print(f"FAIL: {e}")
+        return 1
+    header[VERSION_GROUP] = read_version_template(root, version, problems)
     enum_groups = [g for g in header if g not in (VERSION_GROUP, "defines")]
-    count = sum(len(m) for m in header.values())
-    print(f"tessera.h: {count} constants in {len(header)} groups ({', '.join(header)})")
+    count = sum(len(m) for g, m in header.items() if g != VERSION_GROUP)
+    print(f"tessera.h: {count} constants in {len(header) - 1} groups "
+          f"({', '.join(g for g in header if g != VERSION_GROUP)})")
+    print(f"CMakeLists.txt:{version_line}: project(tessera VERSION {version}), the one statement "
+          "of the version")
 
     fortran = root / "bindings" / "fortran"
     rust = root / "bindings" / "rust" / "src"
@@ -350,7 +449,6 @@ def main(argv=None):
         Binding("Python package", python / "_constants.py", sorted(python.glob("*.py")),
                 read_python, enum_groups + [VERSION_GROUP]),
     ]
-    problems = []
     for binding in bindings:
         before = len(problems)
         matched, groups = check_binding(binding, header, root, problems)
@@ -360,15 +458,16 @@ def main(argv=None):
         if args.verbose:
             print(f"  held to the groups: {', '.join(groups)}")
     before = len(problems)
-    want = check_build(root, header, problems)
-    print(f"CMakeLists.txt (project version, SONAME): {want}; "
+    check_build(root, version, problems)
+    print(f"SONAME, tessera.h's include, Cargo.toml, the Python library name: "
           f"{'ok' if len(problems) == before else 'mismatch'}")
     if problems:
-        print(f"FAIL: {len(problems)} problem(s) with the constants copied from tessera.h:")
+        print(f"FAIL: {len(problems)} problem(s) with the constants copied from tessera.h "
+              "or the version:")
         for p in problems:
             print(f"  {p}")
         return 1
-    print("every binding's constants match tessera.h")
+    print(f"every binding's constants match tessera.h; the version {version} is stated once")
     return 0
 
 

@@ -34,6 +34,9 @@ pcdir=$(dirname "$pc")
 libdir=$(dirname "$pcdir")
 echo "libdir: $libdir"
 [ -f "$prefix/include/tessera/tessera.h" ] || die "no include/tessera/tessera.h installed"
+# tessera.h includes the version macros generated from project(); their template stays behind.
+[ -f "$prefix/include/tessera/tessera_version.h" ] || die "no include/tessera/tessera_version.h installed"
+[ ! -e "$prefix/include/tessera/tessera_version.h.in" ] || die "the template tessera_version.h.in was installed"
 [ -f "$libdir/cmake/tessera/tesseraConfig.cmake" ] || die "no $libdir/cmake/tessera/tesseraConfig.cmake"
 [ -f "$libdir/cmake/tessera/tesseraConfigVersion.cmake" ] || die "no tesseraConfigVersion.cmake"
 

@@ -1,6 +1,8 @@
 # The walls between the library's layers hold (src/CMakeLists.txt): each case compiles one
 # include with a layer's own include path (its folder of links under ${WALLS}) and expects it to
-# compile or to fail. Run as: cmake -DCXX=... -DWALLS=... -DINCLUDE=... -DWORK=... -P check_walls.cmake
+# compile or to fail. Run as:
+#   cmake -DCXX=... -DWALLS=... -DINCLUDE=... -DGENERATED_INCLUDE=... -DWORK=... -P check_walls.cmake
+# (GENERATED_INCLUDE: the build's folder of tessera_version.h, which tessera.h includes).
 set(cases
   # target             header                     expected
   "tessera_sparse      sparse/storage.hpp         ok"
@@ -32,7 +34,8 @@ foreach(case IN LISTS cases)
   endif()
   string(MAKE_C_IDENTIFIER "${target}_${header}" name)
   file(WRITE ${WORK}/${name}.cpp "#include \"${header}\"\n")
-  execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -I${WALLS}/${target} -I${INCLUDE} ${WORK}/${name}.cpp
+  execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -I${WALLS}/${target} -I${INCLUDE}
+                          -I${GENERATED_INCLUDE} ${WORK}/${name}.cpp
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0)
     set(got ok)

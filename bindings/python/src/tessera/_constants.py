@@ -1,11 +1,36 @@
 # The constants of tessera.h under the header's own names: the package's one copy of them.
 # scripts/check_binding_constants.py (CTest binding_constants) compares every value with the
 # header, as it does those of the Fortran module and the Rust crate.
+import pathlib
+import re
 
-# The version this package was written for; the major is the ABI (the SONAME's number).
-TSR_VERSION_MAJOR = 0
-TSR_VERSION_MINOR = 1
-TSR_VERSION_PATCH = 0
+
+def _project_version():
+    """(major, minor, patch) of project(tessera VERSION ...) in the top-level CMakeLists.txt, the
+    one statement of the version: from tessera/_version.py, which the wheel's build writes
+    (pyproject.toml), or, in a source checkout, from the CMakeLists.txt itself."""
+    try:
+        from ._version import version
+    except ImportError:
+        here = pathlib.Path(__file__).resolve()  # <root>/bindings/python/src/tessera/
+        root = here.parents[4] if len(here.parents) > 4 else here.parent
+        cmake = root / "CMakeLists.txt"
+        found = None
+        if (root / "include" / "tessera" / "tessera.h").is_file() and cmake.is_file():
+            found = re.search(r"project\(\s*tessera\s+VERSION\s+(\d+\.\d+\.\d+)",
+                              cmake.read_text())
+        if not found:
+            raise ImportError(
+                "tessera: no tessera/_version.py (written when the wheel is built) and no "
+                f"project(tessera VERSION ...) in {cmake}: install the package with "
+                "`pip install ./bindings/python`, or use it from a source checkout") from None
+        version = found.group(1)
+    return tuple(int(part) for part in version.split(".")[:3])
+
+
+# The version this package was built for (TSR_VERSION_* of tessera_version.h, generated from the
+# same project()); the major is the ABI (the SONAME's number).
+TSR_VERSION_MAJOR, TSR_VERSION_MINOR, TSR_VERSION_PATCH = _project_version()
 
 # tsr_status
 TSR_SUCCESS = 0
