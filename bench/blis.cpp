@@ -98,10 +98,8 @@ const char *choose_blis_arch() {
 
 std::unique_ptr<Blis> Blis::load(const std::string &path, int threads, std::string *why_not) {
     std::vector<std::string> candidates;
-    if (!path.empty())
-        candidates.push_back(path);
-    else
-        candidates.assign(std::begin(kCandidates), std::end(kCandidates));
+    if (!path.empty()) candidates.push_back(path);
+    else candidates.assign(std::begin(kCandidates), std::end(kCandidates));
 
     bool preloaded = false;
     for (const auto &name : candidates) {
@@ -182,14 +180,15 @@ std::unique_ptr<Blis> Blis::load(const std::string &path, int threads, std::stri
         for (int id = 0; wanted && id < kIntelArchIds; ++id)
             if (std::strcmp(api.name(id), wanted) == 0) wanted_id = id;
         const bool weaker =
-            wanted && ((std::strcmp(wanted, "skx") == 0 && listed(kWeakerThanSkx, own_name)) ||
-                       (std::strcmp(wanted, "haswell") == 0 &&
-                        listed(kWeakerThanHaswell, own_name)));
+            wanted &&
+            ((std::strcmp(wanted, "skx") == 0 && listed(kWeakerThanSkx, own_name)) ||
+             (std::strcmp(wanted, "haswell") == 0 && listed(kWeakerThanHaswell, own_name)));
         if (own >= 0 && weaker && wanted_id >= 0) {
             if (probe_arch(api, wanted_id) == wanted_id) {
                 setenv("BLIS_ARCH_TYPE", std::to_string(wanted_id).c_str(), 1);
-                lib->arch_origin_ = "set by tessera-bench (BLIS_ARCH_TYPE=" +
-                                    std::to_string(wanted_id) + "); BLIS alone picks " + own_name;
+                lib->arch_origin_ =
+                    "set by tessera-bench (BLIS_ARCH_TYPE=" + std::to_string(wanted_id) +
+                    "); BLIS alone picks " + own_name;
             } else {
                 lib->warning_ = std::string("BLIS picks ") + own_name + " and cannot start " +
                                 wanted + " (not built in): its speed is not its best on this CPU";
@@ -225,8 +224,7 @@ int Blis::num_threads() const {
 std::string Blis::description() const {
     std::string d = "BLIS " + version_;
     if (!arch_.empty()) d += ", sub-configuration " + arch_;
-    d += ", " + threading_ + " threading, " + std::to_string(blas_int_bits_) +
-         "-bit BLAS integers";
+    d += ", " + threading_ + " threading, " + std::to_string(blas_int_bits_) + "-bit BLAS integers";
     return d;
 }
 

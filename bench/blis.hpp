@@ -18,14 +18,14 @@ public:
                                 double alpha, const double *A, int lda, const double *B, int ldb,
                                 double beta, double *C, int ldc);
     // ... and with 64-bit ones (the enums stay int).
-    using sgemm64_fn = void (*)(int layout, int transa, int transb, std::int64_t m,
-                                std::int64_t n, std::int64_t k, float alpha, const float *A,
-                                std::int64_t lda, const float *B, std::int64_t ldb, float beta,
-                                float *C, std::int64_t ldc);
-    using dgemm64_fn = void (*)(int layout, int transa, int transb, std::int64_t m,
-                                std::int64_t n, std::int64_t k, double alpha, const double *A,
-                                std::int64_t lda, const double *B, std::int64_t ldb, double beta,
-                                double *C, std::int64_t ldc);
+    using sgemm64_fn = void (*)(int layout, int transa, int transb, std::int64_t m, std::int64_t n,
+                                std::int64_t k, float alpha, const float *A, std::int64_t lda,
+                                const float *B, std::int64_t ldb, float beta, float *C,
+                                std::int64_t ldc);
+    using dgemm64_fn = void (*)(int layout, int transa, int transb, std::int64_t m, std::int64_t n,
+                                std::int64_t k, double alpha, const double *A, std::int64_t lda,
+                                const double *B, std::int64_t ldb, double beta, double *C,
+                                std::int64_t ldc);
 
     // Loads `path`, or libblis.so.4 from the loader's search path and Debian's locations
     // when it is empty; picks the sub-configuration (see choose_blis_arch) and sets the
@@ -43,8 +43,8 @@ public:
     int num_threads() const; // what BLIS says; -1 when it does not (BLIS_NUM_THREADS unset)
     int threads_set() const { return threads_set_; } // the count the bench gave it
     const std::string &path() const { return path_; }
-    const std::string &version() const { return version_; }     // bli_info_get_version_str()
-    const std::string &arch() const { return arch_; }           // sub-configuration in use
+    const std::string &version() const { return version_; } // bli_info_get_version_str()
+    const std::string &arch() const { return arch_; }       // sub-configuration in use
     const std::string &arch_origin() const { return arch_origin_; }
     const std::string &threading() const { return threading_; } // "openmp", "pthreads", "none"
     const std::string &warning() const { return warning_; }

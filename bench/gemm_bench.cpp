@@ -25,18 +25,18 @@ template <class T> void fill_nan(Matrix<T> &c) {
 
 // Each case has its own reproducible data, whatever else runs before it.
 std::mt19937_64 case_rng(std::uint64_t seed, const GemmCase &c) {
-    std::seed_seq seq{std::uint32_t(seed),      std::uint32_t(seed >> 32),
-                      std::uint32_t(c.shape.m), std::uint32_t(c.shape.n),
-                      std::uint32_t(c.shape.k), std::uint32_t(c.precision),
-                      std::uint32_t(c.layout),  std::uint32_t(c.ops.transa),
-                      std::uint32_t(c.ops.transb)};
+    std::seed_seq seq{
+        std::uint32_t(seed),      std::uint32_t(seed >> 32),   std::uint32_t(c.shape.m),
+        std::uint32_t(c.shape.n), std::uint32_t(c.shape.k),    std::uint32_t(c.precision),
+        std::uint32_t(c.layout),  std::uint32_t(c.ops.transa), std::uint32_t(c.ops.transb)};
     return std::mt19937_64(seq);
 }
 
 // A rows×cols operand in `layout`, as a column-major Matrix over the same memory: a
 // row-major rows×cols matrix is a column-major cols×rows one. The leading dimension is tight
 // plus `pad` elements (the sweep's).
-template <class T> Matrix<T> operand(tsr_layout layout, std::int64_t rows, std::int64_t cols, std::int64_t pad = 0) {
+template <class T>
+Matrix<T> operand(tsr_layout layout, std::int64_t rows, std::int64_t cols, std::int64_t pad = 0) {
     const std::int64_t stored = layout == TSR_COL_MAJOR ? rows : cols;
     return layout == TSR_COL_MAJOR ? Matrix<T>(rows, cols, std::max<std::int64_t>(stored, 1) + pad)
                                    : Matrix<T>(cols, rows, std::max<std::int64_t>(stored, 1) + pad);
@@ -64,17 +64,20 @@ int host_batch(double flops) {
 
 } // namespace
 
-GemmBench::GemmBench(const Session &session, const CommonOptions &options, GemmBenchSettings settings)
+GemmBench::GemmBench(const Session &session, const CommonOptions &options,
+                     GemmBenchSettings settings)
     : session_(session), options_(options), settings_(std::move(settings)) {
     if (settings_.cublas_math.empty()) settings_.cublas_math = {CublasMath::fp32};
     if (session.openblas) openblas_ = make_openblas_gemm(*session.openblas);
     if (session.blis) blis_ = make_blis_gemm(*session.blis);
     if (settings_.strassen_levels > 0) {
         std::string why;
-        strassen_ = make_tessera_gemm(TSR_BACKEND_CPU, session.threads, &why, settings_.strassen_levels);
+        strassen_ =
+            make_tessera_gemm(TSR_BACKEND_CPU, session.threads, &why, settings_.strassen_levels);
         if (!strassen_) throw std::runtime_error("--strassen: " + why);
     }
-    plan_ = timing_plan(options, session.threads, session.any_anchor() && settings_.cpu_anchors_time);
+    plan_ =
+        timing_plan(options, session.threads, session.any_anchor() && settings_.cpu_anchors_time);
 }
 
 TimingPlan GemmBench::timing_plan(const CommonOptions &options, int threads, bool anchored) {
@@ -84,10 +87,8 @@ TimingPlan GemmBench::timing_plan(const CommonOptions &options, int threads, boo
     plan.turn_time = options.min_time / 5; // five turns per side or more
     // Spinning idle threads only hurt the other side when both use several threads. 0.15 s
     // covers OpenBLAS's spin of 2^28 TSC ticks after a call (0.134 s at 2 GHz) before it sleeps.
-    if (options.settle >= 0)
-        plan.settle = options.settle;
-    else
-        plan.settle = anchored && threads > 1 ? 0.15 : 0.0;
+    if (options.settle >= 0) plan.settle = options.settle;
+    else plan.settle = anchored && threads > 1 ? 0.15 : 0.0;
     return plan;
 }
 
@@ -126,10 +127,8 @@ GemmProvider *GemmBench::tessera(tsr_backend backend, std::string *why_not) {
 }
 
 void GemmBench::run(const GemmCase &c, const std::function<void(const GemmRecord &)> &on_record) {
-    if (c.precision == Precision::f32)
-        run_typed<float>(c, on_record);
-    else
-        run_typed<double>(c, on_record);
+    if (c.precision == Precision::f32) run_typed<float>(c, on_record);
+    else run_typed<double>(c, on_record);
 }
 
 template <class T>
@@ -200,7 +199,8 @@ void GemmBench::run_typed(const GemmCase &c,
                 product.beta = T(0);
                 if constexpr (std::is_same_v<T, float>) {
                     GemmProvider *f64 = openblas_ ? openblas_.get() : blis_.get();
-                    if (f64 && !settings_.sampled_reference) reference = GemmReference::full_from_f64(product, *f64);
+                    if (f64 && !settings_.sampled_reference)
+                        reference = GemmReference::full_from_f64(product, *f64);
                 }
                 if (!reference)
                     reference = GemmReference::sampled(product, kSampledEntries, options_.seed);
@@ -213,7 +213,8 @@ void GemmBench::run_typed(const GemmCase &c,
             // The cuBLAS sides: the anchor, and for sgemm a second math mode beside it.
             std::optional<Contender> cublas, cublas_alt;
             if (gpu && !cublas_.empty()) cublas.emplace(contender(cublas_[0].get()));
-            if (gpu && cublas_.size() > 1 && std::is_same_v<T, float>) cublas_alt.emplace(contender(cublas_[1].get()));
+            if (gpu && cublas_.size() > 1 && std::is_same_v<T, float>)
+                cublas_alt.emplace(contender(cublas_[1].get()));
             if (cublas) all.push_back(&*cublas);
             if (cublas_alt) all.push_back(&*cublas_alt);
             if (openblas && !gpu) all.push_back(&*openblas);

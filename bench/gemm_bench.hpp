@@ -18,10 +18,10 @@
 namespace tessera::bench {
 
 struct SideResult {
-    std::string name;  // "tessera/cpu", "openblas", "blis"
-    Summary seconds;   // of the timed repetitions
-    double gflops = 0; // 2mnk / median seconds / 1e9
-    double error = 0;  // relative Frobenius error against the reference
+    std::string name;                    // "tessera/cpu", "openblas", "blis"
+    Summary seconds;                     // of the timed repetitions
+    double gflops = 0;                   // 2mnk / median seconds / 1e9
+    double error = 0;                    // relative Frobenius error against the reference
     std::optional<double> peak_fraction; // gflops / the measured peak (see GemmRecord)
 };
 
@@ -37,8 +37,8 @@ struct GemmRecord {
     std::string status = "ok"; // "ok", "unavailable" (backend cannot run here), "failed"
     std::string message;       // why, when not ok
     std::optional<SideResult> ours, anchor, blis; // anchor: OpenBLAS (cuBLAS for backend cuda)
-    std::optional<double> ratio;      // ours / OpenBLAS GFLOP/s
-    std::optional<double> ratio_blis; // ours / BLIS GFLOP/s
+    std::optional<double> ratio;                  // ours / OpenBLAS GFLOP/s
+    std::optional<double> ratio_blis;             // ours / BLIS GFLOP/s
     // Backend cuda with --cublas-math fp32,tf32 (or tf32,fp32): the second cuBLAS side.
     std::optional<SideResult> anchor_alt;
     std::optional<double> ratio_alt; // ours / that side's GFLOP/s
@@ -56,14 +56,15 @@ struct GemmRecord {
 struct GemmBenchSettings {
     std::vector<CublasMath> cublas_math{CublasMath::fp32}; // the first one is the anchor
     bool sampled_reference = false;
-    bool cpu_anchors_time = true; // false when every case runs on the GPU: no settle pauses
-    int strassen_levels = 0;      // > 0: a Strassen side beside backend cpu (--strassen)
+    bool cpu_anchors_time = true;    // false when every case runs on the GPU: no settle pauses
+    int strassen_levels = 0;         // > 0: a Strassen side beside backend cpu (--strassen)
     bool cuda_host_operands = false; // --cuda-operands host
 };
 
 class GemmBench {
 public:
-    GemmBench(const Session &session, const CommonOptions &options, GemmBenchSettings settings = {});
+    GemmBench(const Session &session, const CommonOptions &options,
+              GemmBenchSettings settings = {});
     ~GemmBench();
 
     // Runs one case; on_record sees one record per backend, as soon as it is measured.

@@ -21,16 +21,18 @@ namespace {
 
 // The CUDA backend's kernel choice, read by the plugin from these variables once per process:
 // a run measures one SGEMM tile, DGEMM kernel and math mode (bench/README.md loops over them).
-const char *const kCudaKernelVariables[] = {"TESSERA_CUDA_SGEMM", "TESSERA_CUDA_DGEMM", "TESSERA_CUDA_MATH",
-                                            "TESSERA_CUDA_SPLITK", "TESSERA_CUDA_STREAMK", "TESSERA_CUDA_WGMMA"};
+const char *const kCudaKernelVariables[] = {"TESSERA_CUDA_SGEMM",   "TESSERA_CUDA_DGEMM",
+                                            "TESSERA_CUDA_MATH",    "TESSERA_CUDA_SPLITK",
+                                            "TESSERA_CUDA_STREAMK", "TESSERA_CUDA_WGMMA"};
 
 bool all_cuda(const GemmOptions &o) {
-    return !o.backends.empty() &&
-           std::all_of(o.backends.begin(), o.backends.end(), [](tsr_backend b) { return b == TSR_BACKEND_CUDA; });
+    return !o.backends.empty() && std::all_of(o.backends.begin(), o.backends.end(),
+                                              [](tsr_backend b) { return b == TSR_BACKEND_CUDA; });
 }
 
 bool any_cuda(const GemmOptions &o) {
-    return std::any_of(o.backends.begin(), o.backends.end(), [](tsr_backend b) { return b == TSR_BACKEND_CUDA; });
+    return std::any_of(o.backends.begin(), o.backends.end(),
+                       [](tsr_backend b) { return b == TSR_BACKEND_CUDA; });
 }
 
 std::vector<CublasMath> cublas_math(const GemmOptions &o) {
@@ -42,10 +44,14 @@ std::string cublas_label(CublasMath m, bool host) {
 }
 
 // Whether the CPU anchors take turns with Tessera: not when every case runs on the GPU.
-bool cpu_anchors_time(const Session &s, const GemmOptions &o) { return s.any_anchor() && !all_cuda(o); }
+bool cpu_anchors_time(const Session &s, const GemmOptions &o) {
+    return s.any_anchor() && !all_cuda(o);
+}
 
 std::string anchors_phrase(const Session &s, const GemmOptions &o) {
-    if (all_cuda(o)) return cublas_math(o).size() > 1 ? "Tessera and both cuBLAS sides in turns" : "Tessera and cuBLAS in turns";
+    if (all_cuda(o))
+        return cublas_math(o).size() > 1 ? "Tessera and both cuBLAS sides in turns"
+                                         : "Tessera and cuBLAS in turns";
     if (s.openblas && s.blis) return "Tessera, OpenBLAS and BLIS in turns";
     if (s.openblas) return "Tessera and OpenBLAS in turns";
     if (s.blis) return "Tessera and BLIS in turns";
@@ -59,12 +65,16 @@ void print_method(std::ostream &out, const Session &s, const GemmOptions &gemm_o
     const bool full = s.any_anchor() && !gemm_options.sampled_reference;
     out << (gemm_options.sweep_count > 0
                 ? "method: the sweep's random cases (seed " + std::to_string(o.seed) +
-                      "): C = op(A)*op(B) + beta*C, alpha 1, beta 0 or 0.5, leading dimensions padded;\n"
-                      "        uniform random data in [-1, 1]; a beta 0.5 case's error from one call on C = 0;\n"
-                : std::string("method: C = op(A)*op(B), alpha 1, beta 0, uniform random data in [-1, 1];\n"))
-        << "        warm-up, then " << anchors_phrase(s, gemm_options) << " of >= " << plan.turn_time
-        << " s (settle " << plan.settle << " s before each); median of >= " << o.min_reps
-        << " reps and >= " << o.min_time << " s per side\n"
+                      "): C = op(A)*op(B) + beta*C, alpha 1, beta 0 or 0.5, leading dimensions "
+                      "padded;\n"
+                      "        uniform random data in [-1, 1]; a beta 0.5 case's error from one "
+                      "call on C = 0;\n"
+                : std::string("method: C = op(A)*op(B), alpha 1, beta 0, uniform random data in "
+                              "[-1, 1];\n"))
+        << "        warm-up, then " << anchors_phrase(s, gemm_options)
+        << " of >= " << plan.turn_time << " s (settle " << plan.settle
+        << " s before each); median of >= " << o.min_reps << " reps and >= " << o.min_time
+        << " s per side\n"
         << "error:  ||C - C_ref||_F / ||C_ref||_F; C_ref for sgemm: "
         << (full ? std::string(f64) + " dgemm on the inputs in float64, all entries"
                  : std::string("long double, sampled entries"))
@@ -96,10 +106,8 @@ void write_json(std::ostream &out, const Session &session, const GemmOptions &ge
     for (const char *name : kCudaKernelVariables) {
         const char *v = std::getenv(name);
         json.key(name);
-        if (v && *v)
-            json.value(v);
-        else
-            json.null();
+        if (v && *v) json.value(v);
+        else json.null();
     }
     json.end_object();
     json.key("cublas_math").begin_array();
@@ -107,7 +115,8 @@ void write_json(std::ostream &out, const Session &session, const GemmOptions &ge
     json.end_array();
     json.field("reference", gemm_options.sampled_reference ? "sampled" : "full");
     json.end_object();
-    const TimingPlan plan = GemmBench::timing_plan(options, session.threads, cpu_anchors_time(session, gemm_options));
+    const TimingPlan plan =
+        GemmBench::timing_plan(options, session.threads, cpu_anchors_time(session, gemm_options));
     json.key("timing").begin_object();
     json.field("min_reps", plan.min_reps).field("min_time_s", plan.min_time);
     json.field("turn_time_s", plan.turn_time).field("settle_s", plan.settle);
@@ -136,7 +145,8 @@ int run_gemm_command(ArgCursor &args) {
     const std::vector<GemmCase> cases = plan_gemm_cases(options);
 
     // JSON on stdout sends the human-readable text to stderr.
-    JsonOutput json_out(options.common.json_path); // opened first: a bad path fails before the long run
+    JsonOutput json_out(
+        options.common.json_path); // opened first: a bad path fails before the long run
     std::ostream &log = json_out.log();
 
     Session session = open_session(options.common);
@@ -160,7 +170,8 @@ int run_gemm_command(ArgCursor &args) {
     if (all_cuda(options)) {
         columns.gpu = true;
         columns.gpu_anchor = cublas_label(settings.cublas_math[0], options.cuda_host_operands);
-        if (settings.cublas_math.size() > 1) columns.gpu_alt = cublas_label(settings.cublas_math[1], options.cuda_host_operands);
+        if (settings.cublas_math.size() > 1)
+            columns.gpu_alt = cublas_label(settings.cublas_math[1], options.cuda_host_operands);
     }
     GemmTable table(log, columns);
     table.header();
@@ -175,7 +186,8 @@ int run_gemm_command(ArgCursor &args) {
     }
 
     if (options.sweep_count > 0) print_sweep(log, summarize_sweep(records), options.common.seed);
-    if (!json_out.emit([&](std::ostream &out) { write_json(out, session, options, records); })) return 1;
+    if (!json_out.emit([&](std::ostream &out) { write_json(out, session, options, records); }))
+        return 1;
     return failed ? 1 : 0;
 }
 

@@ -19,12 +19,13 @@ namespace tessera::bench {
 namespace {
 
 void check(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 // Device copies of one call's operands and the events that time it.
 class DeviceSide : public GemmProvider {
-  public:
+public:
     DeviceSide() {
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
         check(cudaEventCreate(&start_), "event");
@@ -41,16 +42,17 @@ class DeviceSide : public GemmProvider {
     void new_operands() override { fresh_ = true; }
     void fetch_result() override {
         if (!result_host_) return;
-        check(cudaMemcpy(result_host_, buf_[2], result_bytes_, cudaMemcpyDeviceToHost), "copy C back");
+        check(cudaMemcpy(result_host_, buf_[2], result_bytes_, cudaMemcpyDeviceToHost),
+              "copy C back");
         result_host_ = nullptr;
     }
 
-  protected:
+protected:
     virtual void launch(const GemmCall<float> &c) = 0; // device pointers, column-major
     virtual void launch(const GemmCall<double> &c) = 0;
     cudaStream_t stream_ = nullptr;
 
-  private:
+private:
     // The device buffer of one operand, grown when needed (then its old contents are gone).
     void *reserve(int slot, size_t bytes) {
         if (bytes > size_[slot]) {
@@ -84,7 +86,8 @@ class DeviceSide : public GemmProvider {
         }
         // C once per case (the bench fills it with NaN, which a kernel that skips an entry,
         // or reads C although beta = 0, leaves behind); every call when beta != 0 reads it.
-        if (fresh_ || c.beta != T(0)) check(cudaMemcpy(d.C, c.C, sc, cudaMemcpyHostToDevice), "copy C");
+        if (fresh_ || c.beta != T(0))
+            check(cudaMemcpy(d.C, c.C, sc, cudaMemcpyHostToDevice), "copy C");
         fresh_ = false;
         for (int i = 0; i < 3; ++i) seen_[i] = seen[i], seen_bytes_[i] = bytes[i];
         check(cudaEventRecord(start_, stream_), "event");
@@ -109,31 +112,47 @@ class DeviceSide : public GemmProvider {
 cublasOperation_t op(tsr_op o) { return o == TSR_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; }
 
 class CublasGemm final : public DeviceSide {
-  public:
+public:
     CublasGemm(CublasMath math, bool host_operands) : math_(math), host_(host_operands) {
-        if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+        if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS)
+            throw std::runtime_error("cublasCreate failed");
         cublasSetStream(h_, stream_);
         // FP32: no TF32, an FP32 product against FP32. TF32: SGEMM on the tensor cores with
         // inputs rounded to TF32, the anchor of TESSERA_CUDA_MATH=tf32 (DGEMM is unaffected).
-        const cublasMath_t mode = math == CublasMath::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
-        if (cublasSetMathMode(h_, mode) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasSetMathMode failed");
+        const cublasMath_t mode =
+            math == CublasMath::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+        if (cublasSetMathMode(h_, mode) != CUBLAS_STATUS_SUCCESS)
+            throw std::runtime_error("cublasSetMathMode failed");
     }
     ~CublasGemm() override {
         for (void *p : host_buf_) cudaFree(p);
         cublasDestroy(h_);
     }
     std::string name() const override {
-        return std::string(math_ == CublasMath::tf32 ? "cublas-tf32" : "cublas") + (host_ ? "+copies" : "");
+        return std::string(math_ == CublasMath::tf32 ? "cublas-tf32" : "cublas") +
+               (host_ ? "+copies" : "");
     }
     // Host operands: copies in, the product and the copy out, by the host's clock.
-    void gemm(const GemmCall<float> &c) override { host_ ? (void)end_to_end(c) : DeviceSide::gemm(c); }
-    void gemm(const GemmCall<double> &c) override { host_ ? (void)end_to_end(c) : DeviceSide::gemm(c); }
-    double timed_gemm(const GemmCall<float> &c) override { return host_ ? end_to_end(c) : DeviceSide::timed_gemm(c); }
-    double timed_gemm(const GemmCall<double> &c) override { return host_ ? end_to_end(c) : DeviceSide::timed_gemm(c); }
-    void new_operands() override { if (!host_) DeviceSide::new_operands(); }
-    void fetch_result() override { if (!host_) DeviceSide::fetch_result(); }
+    void gemm(const GemmCall<float> &c) override {
+        host_ ? (void)end_to_end(c) : DeviceSide::gemm(c);
+    }
+    void gemm(const GemmCall<double> &c) override {
+        host_ ? (void)end_to_end(c) : DeviceSide::gemm(c);
+    }
+    double timed_gemm(const GemmCall<float> &c) override {
+        return host_ ? end_to_end(c) : DeviceSide::timed_gemm(c);
+    }
+    double timed_gemm(const GemmCall<double> &c) override {
+        return host_ ? end_to_end(c) : DeviceSide::timed_gemm(c);
+    }
+    void new_operands() override {
+        if (!host_) DeviceSide::new_operands();
+    }
+    void fetch_result() override {
+        if (!host_) DeviceSide::fetch_result();
+    }
 
-  private:
+private:
     template <class T> double end_to_end(const GemmCall<T> &call) {
         GemmCall<T> c = as_column_major(call);
         const int64_t ac = c.transa == TSR_OP_N ? c.k : c.m, bc = c.transb == TSR_OP_N ? c.n : c.k;
@@ -150,24 +169,30 @@ class CublasGemm final : public DeviceSide {
         d.A = static_cast<const T *>(host_buf_[0]), d.B = static_cast<const T *>(host_buf_[1]);
         d.C = static_cast<T *>(host_buf_[2]);
         const double start = now_seconds();
-        check(cudaMemcpyAsync(host_buf_[0], c.A, bytes[0], cudaMemcpyHostToDevice, stream_), "copy A");
-        check(cudaMemcpyAsync(host_buf_[1], c.B, bytes[1], cudaMemcpyHostToDevice, stream_), "copy B");
+        check(cudaMemcpyAsync(host_buf_[0], c.A, bytes[0], cudaMemcpyHostToDevice, stream_),
+              "copy A");
+        check(cudaMemcpyAsync(host_buf_[1], c.B, bytes[1], cudaMemcpyHostToDevice, stream_),
+              "copy B");
         if (c.beta != T(0))
-            check(cudaMemcpyAsync(host_buf_[2], c.C, bytes[2], cudaMemcpyHostToDevice, stream_), "copy C");
+            check(cudaMemcpyAsync(host_buf_[2], c.C, bytes[2], cudaMemcpyHostToDevice, stream_),
+                  "copy C");
         launch(d);
-        check(cudaMemcpyAsync(c.C, host_buf_[2], bytes[2], cudaMemcpyDeviceToHost, stream_), "copy C back");
+        check(cudaMemcpyAsync(c.C, host_buf_[2], bytes[2], cudaMemcpyDeviceToHost, stream_),
+              "copy C back");
         check(cudaStreamSynchronize(stream_), "gemm");
         return now_seconds() - start;
     }
 
     void launch(const GemmCall<float> &c) override {
-        if (cublasSgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A, int(c.lda), c.B,
-                        int(c.ldb), &c.beta, c.C, int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
+        if (cublasSgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A,
+                        int(c.lda), c.B, int(c.ldb), &c.beta, c.C,
+                        int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
             throw std::runtime_error("cublasSgemm failed");
     }
     void launch(const GemmCall<double> &c) override {
-        if (cublasDgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A, int(c.lda), c.B,
-                        int(c.ldb), &c.beta, c.C, int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
+        if (cublasDgemm(h_, op(c.transa), op(c.transb), int(c.m), int(c.n), int(c.k), &c.alpha, c.A,
+                        int(c.lda), c.B, int(c.ldb), &c.beta, c.C,
+                        int(c.ldc)) != CUBLAS_STATUS_SUCCESS)
             throw std::runtime_error("cublasDgemm failed");
     }
     cublasHandle_t h_ = nullptr;
@@ -178,24 +203,25 @@ class CublasGemm final : public DeviceSide {
 };
 
 class TesseraCudaGemm final : public DeviceSide {
-  public:
+public:
     TesseraCudaGemm() {
-        if (tsr_create(&h_) != TSR_SUCCESS || tsr_set_backend(h_, TSR_BACKEND_CUDA) != TSR_SUCCESS ||
+        if (tsr_create(&h_) != TSR_SUCCESS ||
+            tsr_set_backend(h_, TSR_BACKEND_CUDA) != TSR_SUCCESS ||
             tsr_set_cuda_stream(h_, stream_) != TSR_SUCCESS)
             throw std::runtime_error(tsr_last_error());
     }
     ~TesseraCudaGemm() override { tsr_destroy(h_); }
     std::string name() const override { return "tessera/cuda"; }
 
-  private:
+private:
     void launch(const GemmCall<float> &c) override {
-        if (tsr_sgemm(h_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda, c.B, c.ldb, c.beta,
-                      c.C, c.ldc) != TSR_SUCCESS)
+        if (tsr_sgemm(h_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda,
+                      c.B, c.ldb, c.beta, c.C, c.ldc) != TSR_SUCCESS)
             throw std::runtime_error(tsr_last_error());
     }
     void launch(const GemmCall<double> &c) override {
-        if (tsr_dgemm(h_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda, c.B, c.ldb, c.beta,
-                      c.C, c.ldc) != TSR_SUCCESS)
+        if (tsr_dgemm(h_, TSR_COL_MAJOR, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda,
+                      c.B, c.ldb, c.beta, c.C, c.ldc) != TSR_SUCCESS)
             throw std::runtime_error(tsr_last_error());
     }
     tsr_handle h_ = nullptr;
@@ -212,7 +238,8 @@ bool have_device(std::string *why_not) {
 
 } // namespace
 
-std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not, bool host_operands) {
+std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not,
+                                               bool host_operands) {
     if (!have_device(why_not)) return nullptr;
     try {
         return std::make_unique<CublasGemm>(math, host_operands);

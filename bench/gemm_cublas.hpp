@@ -14,7 +14,8 @@ namespace tessera::bench {
 // without CUDA.
 // host_operands: each call copies A and B (and C when beta != 0) in, runs cuBLAS and copies C
 // out, all timed by the host's clock (the end-to-end anchor of host-pointer calls).
-std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not, bool host_operands = false);
+std::unique_ptr<GemmProvider> make_cublas_gemm(CublasMath math, std::string *why_not,
+                                               bool host_operands = false);
 // Tessera on the cuda backend with device pointers (what a GPU library is measured on).
 std::unique_ptr<GemmProvider> make_tessera_cuda_gemm(std::string *why_not);
 

@@ -54,9 +54,7 @@ std::vector<Precision> parse_precisions(const std::string &text) {
     throw UsageError("--dtype: '" + text + "' is not one of s, d, both");
 }
 
-tsr_op op_from_letter(char c) {
-    return c == 'N' || c == 'n' ? TSR_OP_N : TSR_OP_T;
-}
+tsr_op op_from_letter(char c) { return c == 'N' || c == 'n' ? TSR_OP_N : TSR_OP_T; }
 
 void add_ops(const std::string &list, std::vector<GemmOps> &out) {
     auto items = split_list(list);
@@ -73,27 +71,21 @@ void add_layouts(const std::string &list, std::vector<tsr_layout> &out) {
     auto items = split_list(list);
     if (items.empty()) throw UsageError("--layout needs col, row or both");
     for (const auto &item : items) {
-        if (item == "col")
-            out.push_back(TSR_COL_MAJOR);
-        else if (item == "row")
-            out.push_back(TSR_ROW_MAJOR);
-        else if (item == "both")
-            out.insert(out.end(), {TSR_COL_MAJOR, TSR_ROW_MAJOR});
-        else
-            throw UsageError("--layout: '" + item + "' is not one of col, row, both");
+        if (item == "col") out.push_back(TSR_COL_MAJOR);
+        else if (item == "row") out.push_back(TSR_ROW_MAJOR);
+        else if (item == "both") out.insert(out.end(), {TSR_COL_MAJOR, TSR_ROW_MAJOR});
+        else throw UsageError("--layout: '" + item + "' is not one of col, row, both");
     }
 }
 
 void add_cublas_math(const std::string &list, std::vector<CublasMath> &out) {
     auto items = split_list(list);
-    if (items.empty() || items.size() > 2) throw UsageError("--cublas-math needs one or two of fp32, tf32");
+    if (items.empty() || items.size() > 2)
+        throw UsageError("--cublas-math needs one or two of fp32, tf32");
     for (const auto &item : items) {
-        if (item == "fp32")
-            out.push_back(CublasMath::fp32);
-        else if (item == "tf32")
-            out.push_back(CublasMath::tf32);
-        else
-            throw UsageError("--cublas-math: '" + item + "' is not one of fp32, tf32");
+        if (item == "fp32") out.push_back(CublasMath::fp32);
+        else if (item == "tf32") out.push_back(CublasMath::tf32);
+        else throw UsageError("--cublas-math: '" + item + "' is not one of fp32, tf32");
     }
     if (out.size() > 2 || (out.size() == 2 && out[0] == out[1]))
         throw UsageError("--cublas-math takes fp32 and tf32 once each");
@@ -109,21 +101,15 @@ std::string GemmShape::text() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-const char *precision_letter(Precision p) {
-    return p == Precision::f32 ? "s" : "d";
-}
+const char *precision_letter(Precision p) { return p == Precision::f32 ? "s" : "d"; }
 
 std::string GemmOps::text() const {
     return std::string(transa == TSR_OP_N ? "N" : "T") + (transb == TSR_OP_N ? "N" : "T");
 }
 
-const char *layout_name(tsr_layout layout) {
-    return layout == TSR_ROW_MAJOR ? "row" : "col";
-}
+const char *layout_name(tsr_layout layout) { return layout == TSR_ROW_MAJOR ? "row" : "col"; }
 
-const char *cublas_math_name(CublasMath m) {
-    return m == CublasMath::tf32 ? "tf32" : "fp32";
-}
+const char *cublas_math_name(CublasMath m) { return m == CublasMath::tf32 ? "tf32" : "fp32"; }
 
 GemmOptions parse_gemm_options(ArgCursor &args) {
     GemmOptions options;
@@ -167,18 +153,16 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
         } else if (auto v = args.take_option("--cublas-math")) {
             add_cublas_math(*v, options.cublas_math);
         } else if (auto v = args.take_option("--cuda-operands")) {
-            if (*v != "device" && *v != "host") throw UsageError("--cuda-operands: '" + *v + "' is not device or host");
+            if (*v != "device" && *v != "host")
+                throw UsageError("--cuda-operands: '" + *v + "' is not device or host");
             options.cuda_host_operands = *v == "host";
         } else if (auto v = args.take_option("--strassen")) {
             if (*v != "1" && *v != "2") throw UsageError("--strassen: '" + *v + "' is not 1 or 2");
             options.strassen_levels = (*v)[0] - '0';
         } else if (auto v = args.take_option("--reference")) {
-            if (*v == "sampled")
-                options.sampled_reference = true;
-            else if (*v == "full")
-                options.sampled_reference = false;
-            else
-                throw UsageError("--reference: '" + *v + "' is not one of full, sampled");
+            if (*v == "sampled") options.sampled_reference = true;
+            else if (*v == "full") options.sampled_reference = false;
+            else throw UsageError("--reference: '" + *v + "' is not one of full, sampled");
         } else if (args.current().starts_with("-")) {
             throw UsageError("unknown option '" + args.current() + "'");
         } else {
@@ -191,13 +175,15 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
 
 std::string GemmCase::ld_text() const {
     if (pad_a == 0 && pad_b == 0 && pad_c == 0) return "";
-    return "lda+" + std::to_string(pad_a) + ",ldb+" + std::to_string(pad_b) + ",ldc+" + std::to_string(pad_c);
+    return "lda+" + std::to_string(pad_a) + ",ldb+" + std::to_string(pad_b) + ",ldc+" +
+           std::to_string(pad_c);
 }
 
 std::vector<GemmCase> sweep_cases(const GemmOptions &options) {
-    const bool cuda = std::find(options.backends.begin(), options.backends.end(), TSR_BACKEND_CUDA) !=
-                      options.backends.end();
-    const double cap = options.sweep_cap > 0 ? options.sweep_cap : (cuda ? kSweepCapCuda : kSweepCapCpu);
+    const bool cuda = std::find(options.backends.begin(), options.backends.end(),
+                                TSR_BACKEND_CUDA) != options.backends.end();
+    const double cap =
+        options.sweep_cap > 0 ? options.sweep_cap : (cuda ? kSweepCapCuda : kSweepCapCpu);
     std::vector<Precision> precisions = options.precisions;
     if (precisions.empty()) precisions = {Precision::f32, Precision::f64};
     std::vector<tsr_layout> layouts = options.layouts;

@@ -15,17 +15,28 @@ struct Preset {
 };
 
 const Preset kPresets[] = {
-    {"square", "large square products, where a kernel meets its peak",
+    {"square",
+     "large square products, where a kernel meets its peak",
      {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}}},
-    {"small", "small square products, where call overhead and packing dominate",
+    {"small",
+     "small square products, where call overhead and packing dominate",
      {{8, 8, 8}, {16, 16, 16}, {32, 32, 32}, {64, 64, 64}, {128, 128, 128}}},
-    {"skinny", "one dimension 64: rank-64 update, short-wide and tall-thin panels",
+    {"skinny",
+     "one dimension 64: rank-64 update, short-wide and tall-thin panels",
      {{4096, 4096, 64}, {64, 4096, 4096}, {4096, 64, 4096}}},
-    {"odd", "sizes just off the powers of two, so every edge case of the blocking runs",
+    {"odd",
+     "sizes just off the powers of two, so every edge case of the blocking runs",
      {{257, 257, 257}, {1023, 1023, 1023}, {1025, 1025, 1025}, {4097, 4097, 4097}}},
-    {"gpu", "for --backend cuda: squares to 8192, 4097, and the skinny shapes at 8192 (not in all)",
-     {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {4097, 4097, 4097},
-      {8192, 8192, 64}, {64, 8192, 8192}, {8192, 64, 8192}},
+    {"gpu",
+     "for --backend cuda: squares to 8192, 4097, and the skinny shapes at 8192 (not in all)",
+     {{1024, 1024, 1024},
+      {2048, 2048, 2048},
+      {4096, 4096, 4096},
+      {8192, 8192, 8192},
+      {4097, 4097, 4097},
+      {8192, 8192, 64},
+      {64, 8192, 8192},
+      {8192, 64, 8192}},
      false},
 };
 
@@ -36,7 +47,8 @@ std::vector<GemmShape> preset_shapes(const std::string &name) {
     for (const Preset &p : kPresets)
         if ((name == "all" && p.in_all) || name == p.name) out.insert(out.end(), p.shapes);
     if (out.empty())
-        throw UsageError("--preset: '" + name + "' is not one of square, small, skinny, odd, gpu, all");
+        throw UsageError("--preset: '" + name +
+                         "' is not one of square, small, skinny, odd, gpu, all");
     return out;
 }
 

@@ -41,13 +41,13 @@ public:
     }
 
     void gemm(const GemmCall<float> &c) override {
-        check(tsr_sgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
-                        c.lda, c.B, c.ldb, c.beta, c.C, c.ldc),
+        check(tsr_sgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda,
+                        c.B, c.ldb, c.beta, c.C, c.ldc),
               "tsr_sgemm");
     }
     void gemm(const GemmCall<double> &c) override {
-        check(tsr_dgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A,
-                        c.lda, c.B, c.ldb, c.beta, c.C, c.ldc),
+        check(tsr_dgemm(handle_, c.layout, c.transa, c.transb, c.m, c.n, c.k, c.alpha, c.A, c.lda,
+                        c.B, c.ldb, c.beta, c.C, c.ldc),
               "tsr_dgemm");
     }
 

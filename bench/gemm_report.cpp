@@ -19,10 +19,8 @@ std::string op_text(const GemmRecord &r) {
 }
 
 void optional_number(JsonWriter &json, const std::optional<double> &v) {
-    if (v)
-        json.value(*v);
-    else
-        json.null();
+    if (v) json.value(*v);
+    else json.null();
 }
 
 void write_side(JsonWriter &json, const std::optional<SideResult> &side) {
@@ -42,8 +40,8 @@ void write_side(JsonWriter &json, const std::optional<SideResult> &side) {
 }
 
 std::vector<Column> table_columns(const GemmColumns &c) {
-    std::vector<Column> cols{{"shape", 14, true}, {"op", 6, true},           {"routine", 7, true},
-                             {"backend", 9, true}, {"reps", 5},              {"Tessera GF/s", 12}};
+    std::vector<Column> cols{{"shape", 14, true},  {"op", 6, true}, {"routine", 7, true},
+                             {"backend", 9, true}, {"reps", 5},     {"Tessera GF/s", 12}};
     if (c.gpu) {
         auto width = [](const std::string &title) { return int(title.size()); };
         const std::string anchor = c.gpu_anchor + " GF/s", alt = c.gpu_alt + " GF/s";
@@ -51,7 +49,8 @@ std::vector<Column> table_columns(const GemmColumns &c) {
         if (!c.gpu_alt.empty()) cols.insert(cols.end(), {{alt, width(alt)}, {"ratio", 6}});
         cols.push_back({"Tessera err", 11});
         cols.push_back({c.gpu_anchor + " err", std::max(8, width(c.gpu_anchor + " err"))});
-        if (!c.gpu_alt.empty()) cols.push_back({c.gpu_alt + " err", std::max(8, width(c.gpu_alt + " err"))});
+        if (!c.gpu_alt.empty())
+            cols.push_back({c.gpu_alt + " err", std::max(8, width(c.gpu_alt + " err"))});
         return cols;
     }
     if (c.openblas) cols.insert(cols.end(), {{"OpenBLAS GF/s", 13}, {"ratio", 6}});
@@ -70,9 +69,7 @@ std::vector<Column> table_columns(const GemmColumns &c) {
 GemmTable::GemmTable(std::ostream &out, GemmColumns columns)
     : columns_(columns), table_(out, table_columns(columns)), out_(out) {}
 
-void GemmTable::header() {
-    table_.header();
-}
+void GemmTable::header() { table_.header(); }
 
 void GemmTable::row(const GemmRecord &r) {
     if (r.status == "unavailable") {
@@ -99,7 +96,8 @@ void GemmTable::row(const GemmRecord &r) {
     cells.push_back(gflops(r.ours));
     if (columns_.gpu) {
         cells.insert(cells.end(), {gflops(r.anchor), ratio(r.ratio)});
-        if (!columns_.gpu_alt.empty()) cells.insert(cells.end(), {gflops(r.anchor_alt), ratio(r.ratio_alt)});
+        if (!columns_.gpu_alt.empty())
+            cells.insert(cells.end(), {gflops(r.anchor_alt), ratio(r.ratio_alt)});
         cells.push_back(error(r.ours));
         cells.push_back(error(r.anchor));
         if (!columns_.gpu_alt.empty()) cells.push_back(error(r.anchor_alt));
@@ -108,7 +106,8 @@ void GemmTable::row(const GemmRecord &r) {
     }
     if (columns_.openblas) cells.insert(cells.end(), {gflops(r.anchor), ratio(r.ratio)});
     if (columns_.blis) cells.insert(cells.end(), {gflops(r.blis), ratio(r.ratio_blis)});
-    if (columns_.strassen) cells.insert(cells.end(), {gflops(r.strassen), ratio(r.strassen_speedup)});
+    if (columns_.strassen)
+        cells.insert(cells.end(), {gflops(r.strassen), ratio(r.strassen_speedup)});
     if (columns_.peak)
         cells.push_back(r.ours->peak_fraction ? significant(100 * *r.ours->peak_fraction) : "-");
     cells.push_back(error(r.ours));

@@ -39,7 +39,8 @@ std::vector<SweepSummary> summarize_sweep(const std::vector<GemmRecord> &records
     }
     for (SweepSummary &s : out) {
         auto &all = s.worst_cases;
-        std::sort(all.begin(), all.end(), [](const GemmRecord &a, const GemmRecord &b) { return *a.ratio < *b.ratio; });
+        std::sort(all.begin(), all.end(),
+                  [](const GemmRecord &a, const GemmRecord &b) { return *a.ratio < *b.ratio; });
         s.cases = int(all.size());
         double log_sum = 0;
         for (const GemmRecord &r : all) log_sum += std::log(*r.ratio);
@@ -51,30 +52,35 @@ std::vector<SweepSummary> summarize_sweep(const std::vector<GemmRecord> &records
     return out;
 }
 
-void print_sweep(std::ostream &out, const std::vector<SweepSummary> &summaries, std::uint64_t seed) {
+void print_sweep(std::ostream &out, const std::vector<SweepSummary> &summaries,
+                 std::uint64_t seed) {
     for (const SweepSummary &s : summaries) {
         char line[256];
         std::snprintf(line, sizeof line,
-                      "\nsweep (seed %llu) %sgemm %s over %s, %d cases: geometric mean %.3f, 5th percentile %.3f, "
+                      "\nsweep (seed %llu) %sgemm %s over %s, %d cases: geometric mean %.3f, 5th "
+                      "percentile %.3f, "
                       "worst %.3f\n",
-                      (unsigned long long)seed, precision_letter(s.precision), backend_name(s.backend),
-                      s.anchor.c_str(), s.cases, s.geomean, s.p5, s.worst);
+                      (unsigned long long)seed, precision_letter(s.precision),
+                      backend_name(s.backend), s.anchor.c_str(), s.cases, s.geomean, s.p5, s.worst);
         out << line << "  the ten worst:\n";
         for (const GemmRecord &r : s.worst_cases) {
-            std::snprintf(line, sizeof line, "  %6.3f  %8.1f / %8.1f GFLOP/s  %s\n", *r.ratio, r.ours->gflops,
-                          r.anchor->gflops, case_text(r).c_str());
+            std::snprintf(line, sizeof line, "  %6.3f  %8.1f / %8.1f GFLOP/s  %s\n", *r.ratio,
+                          r.ours->gflops, r.anchor->gflops, case_text(r).c_str());
             out << line;
         }
     }
     out.flush();
 }
 
-void write_sweep_json(JsonWriter &json, const std::vector<SweepSummary> &summaries, std::uint64_t seed) {
+void write_sweep_json(JsonWriter &json, const std::vector<SweepSummary> &summaries,
+                      std::uint64_t seed) {
     json.begin_array();
     for (const SweepSummary &s : summaries) {
         json.begin_object();
         json.field("seed", seed).field("dtype", precision_letter(s.precision));
-        json.field("backend", backend_name(s.backend)).field("anchor", s.anchor).field("cases", s.cases);
+        json.field("backend", backend_name(s.backend))
+            .field("anchor", s.anchor)
+            .field("cases", s.cases);
         json.field("geomean", s.geomean).field("p5", s.p5).field("worst", s.worst);
         json.key("worst_cases").begin_array();
         for (const GemmRecord &r : s.worst_cases) {

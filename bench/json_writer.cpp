@@ -118,26 +118,14 @@ void JsonWriter::write_string(std::string_view text) {
     out_ << '"';
     for (unsigned char c : text) {
         switch (c) {
-        case '"':
-            out_ << "\\\"";
-            break;
-        case '\\':
-            out_ << "\\\\";
-            break;
-        case '\n':
-            out_ << "\\n";
-            break;
-        case '\t':
-            out_ << "\\t";
-            break;
-        case '\r':
-            out_ << "\\r";
-            break;
+        case '"': out_ << "\\\""; break;
+        case '\\': out_ << "\\\\"; break;
+        case '\n': out_ << "\\n"; break;
+        case '\t': out_ << "\\t"; break;
+        case '\r': out_ << "\\r"; break;
         default:
-            if (c < 0x20)
-                out_ << "\\u00" << hex[c >> 4] << hex[c & 15];
-            else
-                out_ << char(c);
+            if (c < 0x20) out_ << "\\u00" << hex[c >> 4] << hex[c & 15];
+            else out_ << char(c);
         }
     }
     out_ << '"';

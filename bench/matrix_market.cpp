@@ -36,7 +36,9 @@ public:
         return true;
     }
     int64_t number() const { return number_; }
-    size_t left() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; } // bytes not read yet
+    size_t left() const {
+        return pos_ < text_.size() ? text_.size() - pos_ : 0;
+    } // bytes not read yet
 
 private:
     const std::string &text_;
@@ -63,17 +65,20 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
     std::istringstream banner{std::string(line)};
     std::string magic, object, format, field, symmetry;
     banner >> magic >> object >> format >> field >> symmetry;
-    if (magic != "%%MatrixMarket") throw fault("not a Matrix Market file (no %%MatrixMarket banner)");
+    if (magic != "%%MatrixMarket")
+        throw fault("not a Matrix Market file (no %%MatrixMarket banner)");
     object = lower(object);
     format = lower(format);
     field = lower(field);
     symmetry = lower(symmetry);
     if (object != "matrix") throw fault("object '" + object + "' is not 'matrix'");
-    if (format != "coordinate") throw fault("format '" + format + "' is not supported (only 'coordinate')");
+    if (format != "coordinate")
+        throw fault("format '" + format + "' is not supported (only 'coordinate')");
     if (field != "real" && field != "integer" && field != "pattern")
         throw fault("field '" + field + "' is not supported (real, integer or pattern)");
     if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
-        throw fault("symmetry '" + symmetry + "' is not supported (general, symmetric or skew-symmetric)");
+        throw fault("symmetry '" + symmetry +
+                    "' is not supported (general, symmetric or skew-symmetric)");
 
     CooMatrix m;
     m.field = field;
@@ -88,7 +93,8 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
         for (long long &x : v) {
             errno = 0;
             x = std::strtoll(p, &end, 10);
-            if (end == p || errno) throw fault("the size line needs rows, cols and the number of entries");
+            if (end == p || errno)
+                throw fault("the size line needs rows, cols and the number of entries");
             p = end;
         }
         if (!blank(p)) throw fault("unexpected text after the size line");
@@ -114,7 +120,8 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
     int64_t seen = 0;
     while (lines.next(line)) {
         if (blank(line) || line.front() == '%') continue;
-        if (seen == m.stored) throw fault("more entries than the " + std::to_string(m.stored) + " announced");
+        if (seen == m.stored)
+            throw fault("more entries than the " + std::to_string(m.stored) + " announced");
         buffer.assign(line);
         char *p = buffer.data(), *end = nullptr;
         errno = 0;
@@ -133,8 +140,9 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
         }
         if (!blank(p)) throw fault("unexpected text after the entry");
         if (i < 1 || i > m.rows || j < 1 || j > m.cols)
-            throw fault("entry (" + std::to_string(i) + ", " + std::to_string(j) + ") is outside the " +
-                        std::to_string(m.rows) + " x " + std::to_string(m.cols) + " matrix");
+            throw fault("entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                        ") is outside the " + std::to_string(m.rows) + " x " +
+                        std::to_string(m.cols) + " matrix");
         m.row.push_back(i - 1);
         m.col.push_back(j - 1);
         m.val.push_back(v);
@@ -146,7 +154,8 @@ CooMatrix parse_matrix_market(const std::string &text, const std::string &name) 
         ++seen;
     }
     if (seen != m.stored)
-        throw fault("only " + std::to_string(seen) + " of the " + std::to_string(m.stored) + " entries announced");
+        throw fault("only " + std::to_string(seen) + " of the " + std::to_string(m.stored) +
+                    " entries announced");
     return m;
 }
 
@@ -161,11 +170,12 @@ CooMatrix read_matrix_market(const std::string &path) {
     try {
         std::string text(size_t(st.st_size), '\0');
         in.read(text.data(), std::streamsize(text.size()));
-        if (in.bad() || size_t(in.gcount()) != text.size()) throw MatrixMarketError(path + ": read error");
+        if (in.bad() || size_t(in.gcount()) != text.size())
+            throw MatrixMarketError(path + ": read error");
         return parse_matrix_market(text, path);
     } catch (const std::bad_alloc &) {
-        throw MatrixMarketError(path + ": out of memory reading a file of " + std::to_string(st.st_size) +
-                                " bytes");
+        throw MatrixMarketError(path + ": out of memory reading a file of " +
+                                std::to_string(st.st_size) + " bytes");
     }
 }
 

@@ -33,10 +33,8 @@ const char *choose_coretype() {
 
 std::unique_ptr<OpenBlas> OpenBlas::load(const std::string &path, std::string *why_not) {
     std::vector<std::string> candidates;
-    if (!path.empty())
-        candidates.push_back(path);
-    else
-        candidates.assign(std::begin(kCandidates), std::end(kCandidates));
+    if (!path.empty()) candidates.push_back(path);
+    else candidates.assign(std::begin(kCandidates), std::end(kCandidates));
 
     std::unique_ptr<OpenBlas> lib(new OpenBlas());
 
@@ -111,12 +109,8 @@ std::unique_ptr<OpenBlas> OpenBlas::load(const std::string &path, std::string *w
     return lib;
 }
 
-void OpenBlas::set_num_threads(int threads) const {
-    set_num_threads_(threads);
-}
+void OpenBlas::set_num_threads(int threads) const { set_num_threads_(threads); }
 
-int OpenBlas::num_threads() const {
-    return get_num_threads_ ? get_num_threads_() : -1;
-}
+int OpenBlas::num_threads() const { return get_num_threads_ ? get_num_threads_() : -1; }
 
 } // namespace tessera::bench

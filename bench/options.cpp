@@ -28,10 +28,8 @@ bool parse_common_option(ArgCursor &args, CommonOptions &options) {
         if (names.empty()) throw UsageError("--anchor needs openblas, blis or none");
         options.anchor_openblas = options.anchor_blis = false;
         for (const auto &name : names) {
-            if (name == "openblas")
-                options.anchor_openblas = true;
-            else if (name == "blis")
-                options.anchor_blis = true;
+            if (name == "openblas") options.anchor_openblas = true;
+            else if (name == "blis") options.anchor_blis = true;
             else if (name == "none" && names.size() > 1)
                 throw UsageError("--anchor: none cannot be combined with other anchors");
             else if (name != "none")

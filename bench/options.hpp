@@ -18,12 +18,12 @@ struct CommonOptions {
     std::string json_path; // "" = no JSON, "-" = JSON on stdout (the table goes to stderr)
     bool quick = false;    // smaller default shapes and a shorter minimum time
     bool help = false;
-    std::uint64_t seed = 42;         // random data and sampled reference entries
-    bool anchor_openblas = true;     // --anchor: which anchors to load (both by default;
-    bool anchor_blis = true;         // a missing one is noted and the run goes on)
-    std::string openblas_path;       // "" = libopenblas.so.0 from the loader's search path
-    std::string blis_path;           // "" = libblis.so.4 from the search path or Debian's
-    double peak_time = -1;           // seconds per peak measurement; 0: none; < 0: automatic
+    std::uint64_t seed = 42;     // random data and sampled reference entries
+    bool anchor_openblas = true; // --anchor: which anchors to load (both by default;
+    bool anchor_blis = true;     // a missing one is noted and the run goes on)
+    std::string openblas_path;   // "" = libopenblas.so.0 from the loader's search path
+    std::string blis_path;       // "" = libblis.so.4 from the search path or Debian's
+    double peak_time = -1;       // seconds per peak measurement; 0: none; < 0: automatic
 };
 
 // Consumes one common option at the cursor; false when the argument is not one of them.

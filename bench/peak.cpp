@@ -134,8 +134,7 @@ std::vector<std::string> peak_warnings(const PeakTable &table, int threads) {
                               (one.kernel->f64 ? " double: " : " float: ") +
                               std::to_string(threads) + " threads reach " +
                               text(many.gflops / one.gflops) + "x one thread on " +
-                              std::to_string(cores) +
-                              " core(s): the machine was probably busy");
+                              std::to_string(cores) + " core(s): the machine was probably busy");
     }
     return out;
 }

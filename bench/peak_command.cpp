@@ -17,16 +17,17 @@ namespace tessera::bench {
 namespace {
 
 std::string peak_usage() {
-    return std::string("usage: tessera-bench peak [options]\n"
-                       "\n"
-                       "Measures the peak FLOP rate: FMA throughput with 30 (AVX-512) or 15\n"
-                       "(AVX2) independent chains per thread, for AVX-512 and AVX2+FMA in float and\n"
-                       "double, on one thread and on the run's threads (one chain set per\n"
-                       "thread), each only where the CPU supports it. GFLOP/s = 2 x lanes per\n"
-                       "FMA. The gemm subcommand measures the same before its cases and reports\n"
-                       "peak% against the best instruction set at its thread count.\n"
-                       "\n"
-                       "options (the gemm options that apply here):\n") +
+    return std::string(
+               "usage: tessera-bench peak [options]\n"
+               "\n"
+               "Measures the peak FLOP rate: FMA throughput with 30 (AVX-512) or 15\n"
+               "(AVX2) independent chains per thread, for AVX-512 and AVX2+FMA in float and\n"
+               "double, on one thread and on the run's threads (one chain set per\n"
+               "thread), each only where the CPU supports it. GFLOP/s = 2 x lanes per\n"
+               "FMA. The gemm subcommand measures the same before its cases and reports\n"
+               "peak% against the best instruction set at its thread count.\n"
+               "\n"
+               "options (the gemm options that apply here):\n") +
            common_options_help() +
            "  (--min-time S sets the length of each measurement too; --anchor is ignored)\n";
 }

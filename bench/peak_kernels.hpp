@@ -10,10 +10,10 @@ enum class PeakIsa { avx512, avx2_fma };
 
 struct PeakKernel {
     PeakIsa isa;
-    bool f64;          // double (true) or float lanes
-    const char *name;  // "avx512", "avx2+fma"
-    int lanes;         // elements per vector register
-    int accumulators;  // independent FMA chains per thread
+    bool f64;         // double (true) or float lanes
+    const char *name; // "avx512", "avx2+fma"
+    int lanes;        // elements per vector register
+    int accumulators; // independent FMA chains per thread
     // Runs `iterations` rounds of one FMA on every accumulator (iterations >= 1).
     void (*run)(std::int64_t iterations);
     double flops_per_iteration() const { return 2.0 * lanes * accumulators; }

@@ -13,9 +13,7 @@ const PeakMeasurement *find(const PeakTable &table, const PeakKernel *kernel, in
     return nullptr;
 }
 
-const char *precision_word(const PeakKernel &k) {
-    return k.f64 ? "double" : "float";
-}
+const char *precision_word(const PeakKernel &k) { return k.f64 ? "double" : "float"; }
 
 } // namespace
 
@@ -32,10 +30,9 @@ void print_peak_table(std::ostream &out, const PeakTable &table, int threads) {
     for (const auto &m : table.items) {
         if (m.threads != 1) continue;
         const PeakMeasurement *many = threads > 1 ? find(table, m.kernel, threads) : &m;
-        std::vector<std::string> cells{m.kernel->name, precision_word(*m.kernel),
-                                       std::to_string(m.kernel->lanes),
-                                       std::to_string(m.kernel->accumulators),
-                                       significant(m.gflops)};
+        std::vector<std::string> cells{
+            m.kernel->name, precision_word(*m.kernel), std::to_string(m.kernel->lanes),
+            std::to_string(m.kernel->accumulators), significant(m.gflops)};
         cells.push_back(many ? significant(many->gflops) : "-");
         cells.push_back(many && m.gflops > 0 ? significant(many->gflops / m.gflops) : "-");
         t.row(cells);

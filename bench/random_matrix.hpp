@@ -1,6 +1,6 @@
 // Column-major matrices for the bench, 64-byte aligned (a padded leading dimension leaves the
-// columns after the first unaligned, as users' matrices often are), filled with uniform random numbers
-// in [-1, 1] that are never exactly zero (so no kernel meets a degenerate input).
+// columns after the first unaligned, as users' matrices often are), filled with uniform random
+// numbers in [-1, 1] that are never exactly zero (so no kernel meets a degenerate input).
 #pragma once
 
 #include <cstdint>

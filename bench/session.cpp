@@ -57,11 +57,8 @@ Session open_session(const CommonOptions &options) {
     } else {
         std::string why;
         s.openblas = OpenBlas::load(options.openblas_path, &why);
-        if (s.openblas)
-            s.openblas->set_num_threads(s.threads);
-        else
-            s.anchor_note =
-                "OpenBLAS could not be loaded (" + why + "): running without it";
+        if (s.openblas) s.openblas->set_num_threads(s.threads);
+        else s.anchor_note = "OpenBLAS could not be loaded (" + why + "): running without it";
     }
     return s;
 }
@@ -109,10 +106,8 @@ void print_session(std::ostream &out, const Session &s) {
     } else {
         out << "BLIS: " << s.blis_note << '\n';
     }
-    if (s.peak)
-        print_peak_banner(out, *s.peak, s.threads);
-    else if (!s.peak_note.empty())
-        out << "peak:   " << s.peak_note << '\n';
+    if (s.peak) print_peak_banner(out, *s.peak, s.threads);
+    else if (!s.peak_note.empty()) out << "peak:   " << s.peak_note << '\n';
     out.flush();
 }
 

@@ -27,7 +27,8 @@ CsrMatrix load_input(const std::string &what, bool is_file, uint64_t seed) {
     CsrMatrix m;
     const size_t slash = what.find_last_of('/');
     m.name = what.substr(slash == std::string::npos ? 0 : slash + 1);
-    if (m.name.size() > 4 && m.name.substr(m.name.size() - 4) == ".mtx") m.name.resize(m.name.size() - 4);
+    if (m.name.size() > 4 && m.name.substr(m.name.size() - 4) == ".mtx")
+        m.name.resize(m.name.size() - 4);
     m.rows = coo.rows;
     m.cols = coo.cols;
     std::vector<size_t> order(size_t(coo.nnz()));
@@ -140,7 +141,8 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
     tsr_handle h = nullptr;
     if (tsr_create(&h) != TSR_SUCCESS || tsr_set_backend(h, TSR_BACKEND_CPU) != TSR_SUCCESS ||
         tsr_set_num_threads(h, threads) != TSR_SUCCESS)
-        throw std::runtime_error(std::string("cannot set up a Tessera handle: ") + tsr_last_error());
+        throw std::runtime_error(std::string("cannot set up a Tessera handle: ") +
+                                 tsr_last_error());
 
     std::vector<tsr_sparse> matrices;
     std::deque<std::vector<V>> ys; // stable addresses: the timed calls keep pointers
@@ -152,8 +154,8 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
         SpmvSide side;
         side.name = name;
         tsr_sparse A = nullptr;
-        tsr_status s = tsr_sparse_create_csr(h, &A, dtype, itype, m.rows, m.cols, m.nnz(), c.row_ptr.data(),
-                                             c.col.data(), c.val.data());
+        tsr_status s = tsr_sparse_create_csr(h, &A, dtype, itype, m.rows, m.cols, m.nnz(),
+                                             c.row_ptr.data(), c.col.data(), c.val.data());
         if (s == TSR_SUCCESS) s = tsr_sparse_optimize(h, A, spmv_format_of(name));
         if (s != TSR_SUCCESS) {
             side.status = s == TSR_ERR_NOT_SUPPORTED ? "refused" : "failed";
@@ -173,7 +175,8 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
             tsr_status st;
             if constexpr (sizeof(V) == 4) st = tsr_sspmv(h, top, 1.0f, A, x, 0.0f, y.data());
             else st = tsr_dspmv(h, top, 1.0, A, x, 0.0, y.data());
-            if (st != TSR_SUCCESS) throw std::runtime_error(std::string("spmv failed: ") + tsr_last_error());
+            if (st != TSR_SUCCESS)
+                throw std::runtime_error(std::string("spmv failed: ") + tsr_last_error());
         };
         call();
         side.rel_error = c.error(y);
@@ -205,11 +208,12 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
         SpmvSide side;
         side.name = "eigen";
         side.format = "csr";
-        const CsrView view{m.rows, m.cols, m.nnz(), c.row_ptr.data(), c.col.data(), c.val.data(), sizeof(V) == 4,
-                           sizeof(I) == 8};
+        const CsrView view{m.rows,       m.cols,       m.nnz(),        c.row_ptr.data(),
+                           c.col.data(), c.val.data(), sizeof(V) == 4, sizeof(I) == 8};
         ys.emplace_back(size_t(std::max<int64_t>(1, out)), V(0));
         std::string why;
-        std::function<void()> call = eigen_product(view, c.x.data(), ys.back().data(), trans, threads, &why);
+        std::function<void()> call =
+            eigen_product(view, c.x.data(), ys.back().data(), trans, threads, &why);
         if (!call) {
             side.status = "unavailable";
             side.message = why;
@@ -255,10 +259,12 @@ SpmvRecord run_typed(const CsrMatrix &m, const SpmvOptions &o, char op, int thre
 SpmvRecord measure_spmv(const CsrMatrix &m, const SpmvOptions &o, char dtype, char op, int threads,
                         Triad *triad, double triad_alone_gbs) {
     if (dtype == 's')
-        return o.index_bits == 64 ? run_typed<float, int64_t>(m, o, op, threads, triad, triad_alone_gbs)
-                                  : run_typed<float, int32_t>(m, o, op, threads, triad, triad_alone_gbs);
-    return o.index_bits == 64 ? run_typed<double, int64_t>(m, o, op, threads, triad, triad_alone_gbs)
-                              : run_typed<double, int32_t>(m, o, op, threads, triad, triad_alone_gbs);
+        return o.index_bits == 64
+                   ? run_typed<float, int64_t>(m, o, op, threads, triad, triad_alone_gbs)
+                   : run_typed<float, int32_t>(m, o, op, threads, triad, triad_alone_gbs);
+    return o.index_bits == 64
+               ? run_typed<double, int64_t>(m, o, op, threads, triad, triad_alone_gbs)
+               : run_typed<double, int32_t>(m, o, op, threads, triad, triad_alone_gbs);
 }
 
 } // namespace tessera::bench

@@ -28,9 +28,9 @@ const char *spmv_format_name(tsr_format format);
 CsrMatrix load_input(const std::string &what, bool is_file, uint64_t seed);
 
 struct SpmvSide {
-    std::string name;      // "csr", ..., "auto", "eigen"
-    std::string format;    // the format that ran (for auto: the one it chose)
-    std::string status;    // "ok", "refused" (padding limit), "failed", "unavailable"
+    std::string name;   // "csr", ..., "auto", "eigen"
+    std::string format; // the format that ran (for auto: the one it chose)
+    std::string status; // "ok", "refused" (padding limit), "failed", "unavailable"
     std::string message;
     Summary time;
     double gflops = 0, gbs = 0, rel_error = 0;
@@ -38,7 +38,7 @@ struct SpmvSide {
 
 struct SpmvRecord : SpmvRecordHead {
     int threads = 1;
-    int batch = 1;      // products per timed call (small matrices run several back to back)
+    int batch = 1;        // products per timed call (small matrices run several back to back)
     double triad_gbs = 0; // the STREAM triad, timed in turns with the products
     std::vector<SpmvSide> sides;
     const SpmvSide *side(const std::string &name) const;

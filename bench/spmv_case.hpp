@@ -61,8 +61,8 @@ template <typename V, typename I> struct SpmvCase {
     std::vector<int64_t> terms;        // products summed into each entry of y
 
     SpmvCase(const CsrMatrix &mat, bool t, uint64_t seed)
-        : m(mat), trans(t), row_ptr(mat.row_ptr.begin(), mat.row_ptr.end()), col(mat.col.begin(), mat.col.end()),
-          val(mat.val.begin(), mat.val.end()) {
+        : m(mat), trans(t), row_ptr(mat.row_ptr.begin(), mat.row_ptr.end()),
+          col(mat.col.begin(), mat.col.end()), val(mat.val.begin(), mat.val.end()) {
         std::mt19937_64 rng(seed);
         std::uniform_real_distribution<double> u(-1.0, 1.0);
         x.resize(size_t(std::max<int64_t>(1, t ? m.rows : m.cols)));
@@ -72,8 +72,10 @@ template <typename V, typename I> struct SpmvCase {
         mag.assign(size_t(out), 0.0L);
         terms.assign(size_t(out), 0);
         for (int64_t i = 0; i < m.rows; ++i)
-            for (int64_t p = int64_t(row_ptr[size_t(i)]); p < int64_t(row_ptr[size_t(i) + 1]); ++p) {
-                const int64_t o = t ? int64_t(col[size_t(p)]) : i, in = t ? i : int64_t(col[size_t(p)]);
+            for (int64_t p = int64_t(row_ptr[size_t(i)]); p < int64_t(row_ptr[size_t(i) + 1]);
+                 ++p) {
+                const int64_t o = t ? int64_t(col[size_t(p)]) : i,
+                              in = t ? i : int64_t(col[size_t(p)]);
                 const long double prod = (long double)val[size_t(p)] * (long double)x[size_t(in)];
                 ref[size_t(o)] += prod;
                 mag[size_t(o)] += std::fabs(prod);
@@ -98,7 +100,8 @@ template <typename V, typename I> struct SpmvCase {
     // flushed subnormals): any order of summation in V stays inside, with room to spare, and a
     // dropped or misplaced product does not, however small its row is next to the others.
     BoundCheck check(const std::vector<V> &y) const {
-        const long double u = std::numeric_limits<V>::epsilon() / 2, tiny = std::numeric_limits<V>::min();
+        const long double u = std::numeric_limits<V>::epsilon() / 2,
+                          tiny = std::numeric_limits<V>::min();
         BoundCheck out;
         for (size_t k = 0; k < ref.size(); ++k) {
             const long double d = std::fabs((long double)y[k] - ref[k]);
@@ -110,7 +113,8 @@ template <typename V, typename I> struct SpmvCase {
                 continue;
             }
             if (d > bound) ++out.outside;
-            if (d > 0) out.worst = std::max(out.worst, bound > 0 ? double(d / bound) : double(INFINITY));
+            if (d > 0)
+                out.worst = std::max(out.worst, bound > 0 ? double(d / bound) : double(INFINITY));
         }
         return out;
     }

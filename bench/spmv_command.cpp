@@ -55,8 +55,8 @@ int run_spmv_command(ArgCursor &args) {
 
     const int threads = resolve_threads(o.threads);
     const MachineInfo machine = probe_machine();
-    log << "tessera " << tsr_version() << " spmv; cpu: " << machine.cpu_model << " (" << machine.logical_cpus
-        << " logical); threads " << threads << "\n"
+    log << "tessera " << tsr_version() << " spmv; cpu: " << machine.cpu_model << " ("
+        << machine.logical_cpus << " logical); threads " << threads << "\n"
         << "anchor: " << (o.eigen ? eigen_version() : std::string("none")) << "\n";
     TriadResult triad;
     std::unique_ptr<Triad> triad_arrays;
@@ -64,11 +64,15 @@ int run_spmv_command(ArgCursor &args) {
         triad_arrays = std::make_unique<Triad>(threads);
         triad = measure_triad(*triad_arrays);
         log << "STREAM triad (" << threads << " threads, 3 x " << triad.elements * 8 / (1 << 20)
-            << " MiB): median " << significant(triad.median_gbs) << " GB/s, best " << significant(triad.best_gbs)
-            << " GB/s alone; records beyond the caches time it again in turns with their products\n";
+            << " MiB): median " << significant(triad.median_gbs) << " GB/s, best "
+            << significant(triad.best_gbs)
+            << " GB/s alone; records beyond the caches time it again in turns with their "
+               "products\n";
     }
-    log << "method: y = op(A)*x, alpha 1, beta 0, x uniform in [-1, 1]; every side checked against a long\n"
-           "        double reference (error = max|y - y_ref| / max(|A||x|)), then all timed in turns\n"
+    log << "method: y = op(A)*x, alpha 1, beta 0, x uniform in [-1, 1]; every side checked against "
+           "a long\n"
+           "        double reference (error = max|y - y_ref| / max(|A||x|)), then all timed in "
+           "turns\n"
            "        (small matrices: back-to-back batches of products, time per product);\n"
            "        medians of >= "
         << o.min_reps << " calls and >= " << o.min_time << " s per side\n\n";
@@ -81,7 +85,8 @@ int run_spmv_command(ArgCursor &args) {
         const CsrMatrix m = load_input(what, is_file, o.seed);
         for (char dtype : o.dtypes)
             for (char op : o.ops) {
-                records.push_back(measure_spmv(m, o, dtype, op, threads, triad_arrays.get(), triad.median_gbs));
+                records.push_back(
+                    measure_spmv(m, o, dtype, op, threads, triad_arrays.get(), triad.median_gbs));
                 table.record(records.back());
             }
     };
@@ -93,13 +98,16 @@ int run_spmv_command(ArgCursor &args) {
         JsonWriter json(out);
         json.begin_object();
         json.key("tool").begin_object();
-        json.field("name", "tessera-bench").field("tessera_version", tsr_version()).field("subcommand", "spmv");
+        json.field("name", "tessera-bench")
+            .field("tessera_version", tsr_version())
+            .field("subcommand", "spmv");
         json.end_object();
         json.key("machine").begin_object();
         json.field("cpu_model", machine.cpu_model).field("logical_cpus", machine.logical_cpus);
         json.field("hostname", machine.hostname).field("date", machine.date_utc);
         json.end_object();
-        json.field("threads", threads).field("anchor", o.eigen ? eigen_version() : std::string("none"));
+        json.field("threads", threads)
+            .field("anchor", o.eigen ? eigen_version() : std::string("none"));
         json.key("triad");
         write_triad(json, triad);
         json.key("records").begin_array();

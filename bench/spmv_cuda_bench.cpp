@@ -31,7 +31,9 @@ namespace {
 constexpr double kBatchSeconds = 2e-3;
 constexpr int kMaxBatch = 20000;
 
-std::string tessera_failure(tsr_status s) { return std::string(tsr_status_string(s)) + ": " + tsr_last_error(); }
+std::string tessera_failure(tsr_status s) {
+    return std::string(tsr_status_string(s)) + ": " + tsr_last_error();
+}
 
 // The Tessera matrices of one record, destroyed with it.
 struct Matrices {
@@ -86,8 +88,10 @@ struct GpuSpmvBench::State {
 GpuSpmvBench::GpuSpmvBench(const SpmvOptions &o) : s_(std::make_unique<State>()) {
     State &s = *s_;
     s.o = o;
-    if (tsr_create(&s.h) != TSR_SUCCESS) throw std::runtime_error(std::string("tsr_create: ") + tsr_last_error());
-    if (tsr_set_backend(s.h, TSR_BACKEND_CUDA) != TSR_SUCCESS) throw CudaBackendUnavailable(tsr_last_error());
+    if (tsr_create(&s.h) != TSR_SUCCESS)
+        throw std::runtime_error(std::string("tsr_create: ") + tsr_last_error());
+    if (tsr_set_backend(s.h, TSR_BACKEND_CUDA) != TSR_SUCCESS)
+        throw CudaBackendUnavailable(tsr_last_error());
     int devices = 0;
     if (cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0)
         throw CudaBackendUnavailable(e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
@@ -121,7 +125,8 @@ const GpuDeviceInfo &GpuSpmvBench::device() const { return s_->device; }
 
 const CopyResult &GpuSpmvBench::copy_alone() const { return s_->copy_alone; }
 
-template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const CsrMatrix &m, char op) {
+template <typename V, typename I>
+GpuSpmvRecord GpuSpmvBench::State::run(const CsrMatrix &m, char op) {
     constexpr tsr_dtype dtype = sizeof(V) == 4 ? TSR_F32 : TSR_F64;
     constexpr tsr_index_type itype = sizeof(I) == 4 ? TSR_INDEX_I32 : TSR_INDEX_I64;
     const bool trans = op == 't';
@@ -174,8 +179,8 @@ template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const C
         side.name = name;
         side.library = "tessera";
         tsr_sparse A = nullptr;
-        tsr_status st = tsr_sparse_create_csr(h, &A, dtype, itype, m.rows, m.cols, m.nnz(), c.row_ptr.data(),
-                                              c.col.data(), c.val.data());
+        tsr_status st = tsr_sparse_create_csr(h, &A, dtype, itype, m.rows, m.cols, m.nnz(),
+                                              c.row_ptr.data(), c.col.data(), c.val.data());
         if (st == TSR_SUCCESS) matrices.list.push_back(A);
         if (st == TSR_SUCCESS) st = tsr_sparse_optimize(h, A, spmv_format_of(name));
         if (st != TSR_SUCCESS) {
@@ -224,8 +229,8 @@ template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const C
 
     std::unique_ptr<CusparseSpmv> anchor;
     if (sparse) {
-        const CusparseInput in{m.rows, m.cols, m.nnz(), c.row_ptr.data(), c.col.data(), c.val.data(),
-                               sizeof(V) == 4, sizeof(I) == 8};
+        const CusparseInput in{m.rows,       m.cols,       m.nnz(),        c.row_ptr.data(),
+                               c.col.data(), c.val.data(), sizeof(V) == 4, sizeof(I) == 8};
         try {
             anchor = std::make_unique<CusparseSpmv>(sparse, in, trans, dx.get(), dy.get());
         } catch (const std::exception &e) {
@@ -258,10 +263,12 @@ template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const C
             double one = std::numeric_limits<double>::infinity();
             for (int r = 0; r < 3; ++r) {
                 double wall = 0;
-                const double t = k.host ? host_batch(k.launch, 1) : timer->batch(k.launch, 1, &wall);
+                const double t =
+                    k.host ? host_batch(k.launch, 1) : timer->batch(k.launch, 1, &wall);
                 one = std::min(one, !k.host && 2 * t < wall ? wall : t);
             }
-            k.batch = int(std::clamp(std::ceil(kBatchSeconds / std::max(one, 1e-9)), 1.0, double(kMaxBatch)));
+            k.batch = int(
+                std::clamp(std::ceil(kBatchSeconds / std::max(one, 1e-9)), 1.0, double(kMaxBatch)));
         }
         std::vector<TimedSide> timed;
         for (Contender &k : contenders) {
@@ -279,7 +286,8 @@ template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const C
         // the copy measured alone (between them it would evict their matrix every turn).
         rec.copy_in_turns = copy && rec.bytes >= device.l2_bytes;
         const std::function<void()> pass = [this] { copy->pass(); };
-        if (rec.copy_in_turns) timed.push_back({"copy", [this, &pass] { return timer->batch(pass, 1); }});
+        if (rec.copy_in_turns)
+            timed.push_back({"copy", [this, &pass] { return timer->batch(pass, 1); }});
 
         TimingPlan plan;
         plan.min_reps = o.min_reps;
@@ -287,7 +295,8 @@ template <typename V, typename I> GpuSpmvRecord GpuSpmvBench::State::run(const C
         plan.turn_time = std::min(0.1, o.min_time / 5);
         plan.settle = 0;
         const auto samples = run_interleaved(std::span<const TimedSide>(timed), plan);
-        if (rec.copy_in_turns) rec.copy_gbs = copy->bytes() / summarize(samples.back()).median * 1e-9;
+        if (rec.copy_in_turns)
+            rec.copy_gbs = copy->bytes() / summarize(samples.back()).median * 1e-9;
         else rec.copy_gbs = copy_alone.median_gbs;
 
         for (size_t k = 0; k < contenders.size(); ++k) {

@@ -1,5 +1,6 @@
 // The spmv subcommand on the cuda backend (see spmv_cuda_command.hpp). Without CUDA at configure
-// time it says so and fails; with it, a device failure in one record is reported and the run goes on.
+// time it says so and fails; with it, a device failure in one record is reported and the run goes
+// on.
 #include "spmv_cuda_command.hpp"
 
 #include <iostream>
@@ -22,7 +23,8 @@ namespace tessera::bench {
 #ifndef TESSERA_BENCH_HAVE_CUDA
 
 int run_spmv_cuda_command(const SpmvOptions &) {
-    std::cerr << "tessera-bench: --backend cuda: this tessera-bench was built without CUDA (CMake found no\n"
+    std::cerr << "tessera-bench: --backend cuda: this tessera-bench was built without CUDA (CMake "
+                 "found no\n"
                  "CUDA compiler or no cuSPARSE); reconfigure on a machine with the CUDA toolkit\n";
     return 1;
 }
@@ -44,12 +46,15 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
         return 1;
     }
     const MachineInfo machine = probe_machine();
-    log << "tessera " << tsr_version() << " spmv, backend cuda; host: " << machine.cpu_model << '\n';
+    log << "tessera " << tsr_version() << " spmv, backend cuda; host: " << machine.cpu_model
+        << '\n';
     print_gpu_device(log, bench->device(), bench->copy_alone());
     log << "method: y = op(A)*x, alpha 1, beta 0, x uniform in [-1, 1], x and y in device memory\n"
            "        (host ms: Tessera with x and y in host memory, copies included, host clock);\n"
-           "        every side checked against a long double reference (error = max|y - y_ref| / max(|A||x|),\n"
-           "        y starting as NaN), then batches of back-to-back products (~2 ms each) timed with CUDA\n"
+           "        every side checked against a long double reference (error = max|y - y_ref| / "
+           "max(|A||x|),\n"
+           "        y starting as NaN), then batches of back-to-back products (~2 ms each) timed "
+           "with CUDA\n"
            "        events on one stream, all sides in turns; medians of >= "
         << o.min_reps << " batches and >= " << o.min_time << " s per side\n\n";
     log.flush();
@@ -64,7 +69,8 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
                 GpuSpmvRecord r;
                 try {
                     r = bench->measure(m, dtype, op);
-                } catch (const std::exception &e) { // the device itself failed (allocation, a lost context)
+                } catch (const std::exception
+                             &e) { // the device itself failed (allocation, a lost context)
                     r.matrix = m.name;
                     r.rows = m.rows, r.cols = m.cols, r.nnz = m.nnz();
                     r.dtype = dtype, r.op = op, r.index_bits = o.index_bits;
@@ -82,7 +88,9 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
         JsonWriter json(out);
         json.begin_object();
         json.key("tool").begin_object();
-        json.field("name", "tessera-bench").field("tessera_version", tsr_version()).field("subcommand", "spmv");
+        json.field("name", "tessera-bench")
+            .field("tessera_version", tsr_version())
+            .field("subcommand", "spmv");
         json.field("backend", "cuda");
         json.end_object();
         json.key("machine").begin_object();
@@ -96,7 +104,9 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
         json.key("copy");
         write_copy(json, bench->copy_alone());
         json.key("settings").begin_object();
-        json.field("min_reps", o.min_reps).field("min_time_s", o.min_time).field("batch_target_s", 2e-3);
+        json.field("min_reps", o.min_reps)
+            .field("min_time_s", o.min_time)
+            .field("batch_target_s", 2e-3);
         json.field("seed", o.seed);
         json.end_object();
         json.key("records").begin_array();
@@ -110,8 +120,9 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
     for (const GpuSpmvRecord &r : records) {
         bad = bad || !r.note.empty();
         for (const GpuSpmvSide &s : r.sides)
-            bad = bad || (s.library == "tessera" && (s.status == "failed" || s.status == "wrong" ||
-                                                     s.host_status == "failed" || s.host_status == "wrong"));
+            bad = bad || (s.library == "tessera" &&
+                          (s.status == "failed" || s.status == "wrong" ||
+                           s.host_status == "failed" || s.host_status == "wrong"));
     }
     return bad ? 1 : 0;
 }

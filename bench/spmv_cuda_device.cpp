@@ -13,7 +13,8 @@
 namespace tessera::bench {
 
 void cuda_check(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 GpuDeviceInfo probe_device() {
@@ -58,11 +59,13 @@ DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
 }
 
 void DeviceBuffer::upload(const void *host, size_t bytes) {
-    if (bytes) cuda_check(cudaMemcpy(p_, host, bytes, cudaMemcpyHostToDevice), "copy to the device");
+    if (bytes)
+        cuda_check(cudaMemcpy(p_, host, bytes, cudaMemcpyHostToDevice), "copy to the device");
 }
 
 void DeviceBuffer::download(void *host, size_t bytes) const {
-    if (bytes) cuda_check(cudaMemcpy(host, p_, bytes, cudaMemcpyDeviceToHost), "copy from the device");
+    if (bytes)
+        cuda_check(cudaMemcpy(host, p_, bytes, cudaMemcpyDeviceToHost), "copy from the device");
 }
 
 void DeviceBuffer::fill_nan() {
@@ -93,15 +96,17 @@ double EventTimer::batch(const std::function<void()> &launch, int count, double 
     return double(ms) * 1e-3;
 }
 
-DeviceCopy::DeviceCopy(cudaStream_t stream, size_t bytes) : stream_(stream), src_(bytes), dst_(bytes) {
+DeviceCopy::DeviceCopy(cudaStream_t stream, size_t bytes)
+    : stream_(stream), src_(bytes), dst_(bytes) {
     cuda_check(cudaMemset(src_.get(), 0x3c, bytes), "cudaMemset");
     cuda_check(cudaMemset(dst_.get(), 0, bytes), "cudaMemset");
     cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 void DeviceCopy::pass() {
-    cuda_check(cudaMemcpyAsync(dst_.get(), src_.get(), src_.bytes(), cudaMemcpyDeviceToDevice, stream_),
-               "cudaMemcpyAsync");
+    cuda_check(
+        cudaMemcpyAsync(dst_.get(), src_.get(), src_.bytes(), cudaMemcpyDeviceToDevice, stream_),
+        "cudaMemcpyAsync");
 }
 
 CopyResult measure_copy(DeviceCopy &copy, EventTimer &timer, int reps) {

@@ -4,7 +4,9 @@
 
 namespace tessera::bench {
 
-bool GpuSpmvSide::events_suspect() const { return timed() && wall_median > 0 && time.median < 0.5 * wall_median; }
+bool GpuSpmvSide::events_suspect() const {
+    return timed() && wall_median > 0 && time.median < 0.5 * wall_median;
+}
 
 const GpuSpmvSide *GpuSpmvRecord::side(const std::string &name) const {
     for (const GpuSpmvSide &s : sides)
@@ -17,7 +19,8 @@ namespace {
 std::string fastest(const std::vector<GpuSpmvSide> &sides, const std::string &library) {
     const GpuSpmvSide *best = nullptr;
     for (const GpuSpmvSide &s : sides)
-        if (s.status == "ok" && s.library == library && s.name != "auto" && (!best || s.time.median < best->time.median))
+        if (s.status == "ok" && s.library == library && s.name != "auto" &&
+            (!best || s.time.median < best->time.median))
             best = &s;
     return best ? best->name : "";
 }

@@ -29,10 +29,12 @@ struct CopyResult {
 };
 
 struct GpuSpmvSide {
-    std::string name;    // "csr", ..., "auto", or "cusparse-csr1", "cusparse-csr2", "cusparse-coo1", ...
+    std::string
+        name; // "csr", ..., "auto", or "cusparse-csr1", "cusparse-csr2", "cusparse-coo1", ...
     std::string library; // "tessera" or "cusparse"
     std::string format;  // the format that ran (for auto: the one it chose)
-    std::string status;  // "ok", "refused" (padding limit), "failed", "unavailable", "wrong" (outside the bound)
+    std::string status;  // "ok", "refused" (padding limit), "failed", "unavailable", "wrong"
+                         // (outside the bound)
     std::string message;
     int batch = 1;          // products per timed batch
     Summary time;           // seconds per product, CUDA events

@@ -23,10 +23,13 @@ std::string shorten(const std::string &name, size_t width) {
 
 std::string type_of(const GpuSpmvRecord &r) {
     // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined insert
-    return std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " + char(std::toupper(r.op));
+    return std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " +
+           char(std::toupper(r.op));
 }
 
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+std::string version_text(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 // The host-vector column: a time, or what kept it from one.
 std::string host_cell(const GpuSpmvSide &s) {
@@ -58,9 +61,11 @@ void GpuSpmvTable::header() { table_.header(); }
 void GpuSpmvTable::record(const GpuSpmvRecord &r) {
     const std::string best = r.cusparse_best();
     for (const GpuSpmvSide &s : r.sides) {
-        std::vector<std::string> cells = {shorten(r.matrix, 24), std::to_string(r.nnz), type_of(r), s.name, s.format};
+        std::vector<std::string> cells = {shorten(r.matrix, 24), std::to_string(r.nnz), type_of(r),
+                                          s.name, s.format};
         if (!s.timed() || s.time.count == 0) {
-            cells.insert(cells.end(), {"", "", "", "", "", "", host_cell(s), "", s.status + ": " + s.message});
+            cells.insert(cells.end(),
+                         {"", "", "", "", "", "", host_cell(s), "", s.status + ": " + s.message});
             table_.row(cells);
             continue;
         }
@@ -80,8 +85,8 @@ void GpuSpmvTable::record(const GpuSpmvRecord &r) {
             add("best " + r.best_format() + ", auto/best " + significant(r.auto_over_best()));
         if (s.name == best) add("cuSPARSE best");
         if (s.events_suspect())
-            add("events saw " + significant(s.time.median * 1e6) + " us of " + significant(s.wall_median * 1e6) +
-                " us wall: not on the stream?");
+            add("events saw " + significant(s.time.median * 1e6) + " us of " +
+                significant(s.wall_median * 1e6) + " us wall: not on the stream?");
         if (!s.host_status.empty() && s.host_status != "ok") add("host: " + s.host_message);
         cells.push_back(note);
         table_.row(cells);
@@ -91,21 +96,26 @@ void GpuSpmvTable::record(const GpuSpmvRecord &r) {
 
 void print_gpu_device(std::ostream &out, const GpuDeviceInfo &d, const CopyResult &copy) {
     out << "device: " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sms << " SMs, "
-        << significant(d.memory_bytes / double(1 << 30)) << " GiB, L2 " << significant(d.l2_bytes / double(1 << 20))
-        << " MiB";
+        << significant(d.memory_bytes / double(1 << 30)) << " GiB, L2 "
+        << significant(d.l2_bytes / double(1 << 20)) << " MiB";
     if (d.nominal_gbs > 0) out << ", nominal " << significant(d.nominal_gbs) << " GB/s";
-    out << "); driver " << version_text(d.driver_version) << ", runtime " << version_text(d.runtime_version) << '\n';
-    out << "anchor: " << (d.cusparse_version.empty() ? std::string("none") : "cuSPARSE " + d.cusparse_version)
+    out << "); driver " << version_text(d.driver_version) << ", runtime "
+        << version_text(d.runtime_version) << '\n';
+    out << "anchor: "
+        << (d.cusparse_version.empty() ? std::string("none") : "cuSPARSE " + d.cusparse_version)
         << '\n';
     if (copy.reps > 0)
-        out << "device copy (cudaMemcpyAsync, 2 x " << significant(copy.buffer_bytes / double(1 << 20))
-            << " MiB, read + write counted): median " << significant(copy.median_gbs) << " GB/s, best "
-            << significant(copy.best_gbs) << " GB/s alone; records beyond the L2 cache time it again in turns\n";
+        out << "device copy (cudaMemcpyAsync, 2 x "
+            << significant(copy.buffer_bytes / double(1 << 20))
+            << " MiB, read + write counted): median " << significant(copy.median_gbs)
+            << " GB/s, best " << significant(copy.best_gbs)
+            << " GB/s alone; records beyond the L2 cache time it again in turns\n";
 }
 
 void print_gpu_spmv_summary(std::ostream &out, const std::vector<GpuSpmvRecord> &records) {
     if (records.empty()) return;
-    out << "\nSummary (medians; copy = device-to-device copy measured in this run; xN = cuSPARSE time / ours)\n";
+    out << "\nSummary (medians; copy = device-to-device copy measured in this run; xN = cuSPARSE "
+           "time / ours)\n";
     Table t(out, {{"matrix", 24, true},
                   {"type", 6, true},
                   {"copy GB/s", 9},
@@ -138,7 +148,8 @@ void print_gpu_spmv_summary(std::ostream &out, const std::vector<GpuSpmvRecord> 
         cells.push_back(r.auto_over_best() > 0 ? significant(r.auto_over_best()) : "");
         cells.push_back(b ? b->name : "");
         cells.push_back(b ? significant(b->gbs) : "");
-        const double auto_vs = b ? r.speedup("auto", b->name) : 0, csr_vs = r.speedup("csr", "cusparse-csr1");
+        const double auto_vs = b ? r.speedup("auto", b->name) : 0,
+                     csr_vs = r.speedup("csr", "cusparse-csr1");
         cells.push_back(times(auto_vs));
         cells.push_back(times(csr_vs));
         cells.push_back(a && a->host_status == "ok" ? significant(a->host_time.median * 1e3) : "");
@@ -172,9 +183,11 @@ void print_gpu_spmv_summary(std::ostream &out, const std::vector<GpuSpmvRecord> 
 
 void write_gpu_device(JsonWriter &json, const GpuDeviceInfo &d) {
     json.begin_object();
-    json.field("name", d.name).field("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+    json.field("name", d.name)
+        .field("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
     json.field("sms", d.sms).field("memory_bytes", d.memory_bytes).field("l2_bytes", d.l2_bytes);
-    json.field("nominal_gbs", d.nominal_gbs).field("driver_version", version_text(d.driver_version));
+    json.field("nominal_gbs", d.nominal_gbs)
+        .field("driver_version", version_text(d.driver_version));
     json.field("runtime_version", version_text(d.runtime_version));
     json.end_object();
 }
@@ -182,7 +195,9 @@ void write_gpu_device(JsonWriter &json, const GpuDeviceInfo &d) {
 void write_copy(JsonWriter &json, const CopyResult &c) {
     json.begin_object();
     json.field("method", "cudaMemcpyAsync device to device, read + write counted");
-    json.field("buffer_bytes", c.buffer_bytes).field("reps", c.reps).field("median_gbs", c.median_gbs);
+    json.field("buffer_bytes", c.buffer_bytes)
+        .field("reps", c.reps)
+        .field("median_gbs", c.median_gbs);
     json.field("best_gbs", c.best_gbs);
     json.end_object();
 }
@@ -199,9 +214,14 @@ void write_times(JsonWriter &json, const Summary &t) {
 void write_gpu_spmv_record(JsonWriter &json, const GpuSpmvRecord &r) {
     const std::string best = r.cusparse_best();
     json.begin_object();
-    json.field("benchmark", "spmv").field("backend", "cuda").field("matrix", r.matrix).field("rows", r.rows);
+    json.field("benchmark", "spmv")
+        .field("backend", "cuda")
+        .field("matrix", r.matrix)
+        .field("rows", r.rows);
     json.field("cols", r.cols).field("nnz", r.nnz).field("dtype", std::string(1, r.dtype));
-    json.field("index_bits", r.index_bits).field("op", std::string(1, r.op)).field("effective_bytes", r.bytes);
+    json.field("index_bits", r.index_bits)
+        .field("op", std::string(1, r.op))
+        .field("effective_bytes", r.bytes);
     json.field("copy_gbs", r.copy_gbs).field("copy_in_turns", r.copy_in_turns);
     json.field("best_format", r.best_format()).field("cusparse_best", best);
     json.field("auto_over_best", r.auto_over_best());
@@ -216,15 +236,21 @@ void write_gpu_spmv_record(JsonWriter &json, const GpuSpmvRecord &r) {
         json.field("status", s.status).field("message", s.message).field("batch", s.batch);
         write_times(json, s.time);
         json.field("wall_median_s", s.wall_median).field("events_suspect", s.events_suspect());
-        json.field("gflops", s.gflops).field("gbs", s.gbs).field("copy_fraction", r.copy_fraction(s));
-        json.field("rel_error", s.rel_error).field("outside_bound", s.outside).field("worst_of_bound", s.worst_of_bound);
+        json.field("gflops", s.gflops)
+            .field("gbs", s.gbs)
+            .field("copy_fraction", r.copy_fraction(s));
+        json.field("rel_error", s.rel_error)
+            .field("outside_bound", s.outside)
+            .field("worst_of_bound", s.worst_of_bound);
         json.field("vs_cusparse_best", best.empty() ? 0.0 : r.speedup(s.name, best));
         json.field("vs_cusparse_csr_alg1", r.speedup(s.name, "cusparse-csr1"));
         json.key("host_vectors");
         if (s.host_status.empty()) json.null();
         else {
             json.begin_object();
-            json.field("status", s.host_status).field("message", s.host_message).field("batch", s.host_batch);
+            json.field("status", s.host_status)
+                .field("message", s.host_message)
+                .field("batch", s.host_batch);
             write_times(json, s.host_time);
             json.field("rel_error", s.host_rel_error).field("outside_bound", s.host_outside);
             json.end_object();

@@ -12,7 +12,8 @@ namespace {
 std::string cusparse_text(cusparseStatus_t s) { return cusparseGetErrorString(s); }
 
 void sparse_check(cusparseStatus_t s, const char *what) {
-    if (s != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cusparse_text(s));
+    if (s != CUSPARSE_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(what) + ": " + cusparse_text(s));
 }
 
 template <typename I> std::vector<I> row_indices(const I *row_ptr, int64_t rows, int64_t nnz) {
@@ -40,9 +41,12 @@ struct CusparseSpmv::Prepared {
     }
 };
 
-CusparseSpmv::CusparseSpmv(cusparseHandle_t handle, const CusparseInput &m, bool trans, const void *x, void *y)
-    : handle_(handle), m_(m), op_(trans ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE),
-      value_type_(m.f32 ? CUDA_R_32F : CUDA_R_64F), index_type_(m.i64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I) {
+CusparseSpmv::CusparseSpmv(cusparseHandle_t handle, const CusparseInput &m, bool trans,
+                           const void *x, void *y)
+    : handle_(handle), m_(m),
+      op_(trans ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE),
+      value_type_(m.f32 ? CUDA_R_32F : CUDA_R_64F),
+      index_type_(m.i64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I) {
     const size_t ib = m.i64 ? 8 : 4, vb = m.f32 ? 4 : 8;
     row_ptr_ = DeviceBuffer(size_t(m.rows + 1) * ib);
     col_ = DeviceBuffer(size_t(m.nnz) * ib);
@@ -59,7 +63,8 @@ CusparseSpmv::CusparseSpmv(cusparseHandle_t handle, const CusparseInput &m, bool
         row_idx_.upload(rows.data(), row_idx_.bytes());
     }
     const int64_t x_len = trans ? m.rows : m.cols, y_len = trans ? m.cols : m.rows;
-    sparse_check(cusparseCreateDnVec(&x_, x_len, const_cast<void *>(x), value_type_), "cusparseCreateDnVec");
+    sparse_check(cusparseCreateDnVec(&x_, x_len, const_cast<void *>(x), value_type_),
+                 "cusparseCreateDnVec");
     sparse_check(cusparseCreateDnVec(&y_, y_len, y, value_type_), "cusparseCreateDnVec");
     prepare("cusparse-csr1", false, CUSPARSE_SPMV_CSR_ALG1);
     prepare("cusparse-csr2", false, CUSPARSE_SPMV_CSR_ALG2);
@@ -83,20 +88,23 @@ void CusparseSpmv::prepare(const std::string &name, bool coo, cusparseSpMVAlg_t 
     try {
         // A descriptor of its own per algorithm: preprocessing attaches to the descriptor.
         if (coo)
-            sparse_check(cusparseCreateCoo(&p->A, m_.rows, m_.cols, m_.nnz, row_idx_.get(), col_.get(), val_.get(),
-                                           index_type_, CUSPARSE_INDEX_BASE_ZERO, value_type_),
+            sparse_check(cusparseCreateCoo(&p->A, m_.rows, m_.cols, m_.nnz, row_idx_.get(),
+                                           col_.get(), val_.get(), index_type_,
+                                           CUSPARSE_INDEX_BASE_ZERO, value_type_),
                          "cusparseCreateCoo");
         else
-            sparse_check(cusparseCreateCsr(&p->A, m_.rows, m_.cols, m_.nnz, row_ptr_.get(), col_.get(), val_.get(),
-                                           index_type_, index_type_, CUSPARSE_INDEX_BASE_ZERO, value_type_),
+            sparse_check(cusparseCreateCsr(&p->A, m_.rows, m_.cols, m_.nnz, row_ptr_.get(),
+                                           col_.get(), val_.get(), index_type_, index_type_,
+                                           CUSPARSE_INDEX_BASE_ZERO, value_type_),
                          "cusparseCreateCsr");
         size_t bytes = 0;
-        sparse_check(cusparseSpMV_bufferSize(handle_, op_, one, p->A, x_, zero, y_, value_type_, alg, &bytes),
+        sparse_check(cusparseSpMV_bufferSize(handle_, op_, one, p->A, x_, zero, y_, value_type_,
+                                             alg, &bytes),
                      "cusparseSpMV_bufferSize");
         p->buffer = DeviceBuffer(bytes);
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12300
-        if (cusparseStatus_t s =
-                cusparseSpMV_preprocess(handle_, op_, one, p->A, x_, zero, y_, value_type_, alg, p->buffer.get());
+        if (cusparseStatus_t s = cusparseSpMV_preprocess(handle_, op_, one, p->A, x_, zero, y_,
+                                                         value_type_, alg, p->buffer.get());
             s != CUSPARSE_STATUS_SUCCESS)
             a.message = "no preprocessing (" + cusparse_text(s) + ")";
 #else

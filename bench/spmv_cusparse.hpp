@@ -37,7 +37,8 @@ public:
 
     // Copies the CSR arrays, and COO row indices made from them, to the device, and prepares
     // each algorithm for y = op(A)·x (alpha 1, beta 0) on the device vectors x and y.
-    CusparseSpmv(cusparseHandle_t handle, const CusparseInput &m, bool trans, const void *x, void *y);
+    CusparseSpmv(cusparseHandle_t handle, const CusparseInput &m, bool trans, const void *x,
+                 void *y);
     ~CusparseSpmv();
     CusparseSpmv(const CusparseSpmv &) = delete;
     CusparseSpmv &operator=(const CusparseSpmv &) = delete;

@@ -29,21 +29,25 @@ std::function<void()> product(const CsrView &a, const void *x, void *y, bool tra
 
 } // namespace
 
-std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bool trans, int threads,
-                                    std::string *) {
+std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bool trans,
+                                    int threads, std::string *) {
     Eigen::setNbThreads(threads);
-    if (a.f32) return a.i64 ? product<float, int64_t>(a, x, y, trans) : product<float, int32_t>(a, x, y, trans);
-    return a.i64 ? product<double, int64_t>(a, x, y, trans) : product<double, int32_t>(a, x, y, trans);
+    if (a.f32)
+        return a.i64 ? product<float, int64_t>(a, x, y, trans)
+                     : product<float, int32_t>(a, x, y, trans);
+    return a.i64 ? product<double, int64_t>(a, x, y, trans)
+                 : product<double, int32_t>(a, x, y, trans);
 }
 
 std::string eigen_version() {
-    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
-           std::to_string(EIGEN_MINOR_VERSION);
+    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+           std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
 }
 
 #else
 
-std::function<void()> eigen_product(const CsrView &, const void *, void *, bool, int, std::string *why) {
+std::function<void()> eigen_product(const CsrView &, const void *, void *, bool, int,
+                                    std::string *why) {
     if (why) *why = "tessera-bench was built without Eigen (install libeigen3-dev and reconfigure)";
     return nullptr;
 }

@@ -19,8 +19,8 @@ struct CsrView {
 
 // A callable y = A·x (trans: y = Aᵀ·x) on Eigen, or nullptr with `why` when Eigen was not
 // built in. Eigen's thread count is set to `threads`.
-std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bool trans, int threads,
-                                    std::string *why);
+std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bool trans,
+                                    int threads, std::string *why);
 
 // "Eigen 3.4.0" or a note saying it is not built in.
 std::string eigen_version();

@@ -92,14 +92,16 @@ CsrMatrix tridiagonal(int64_t n, uint64_t seed) {
     b.m.col.reserve(size_t(3 * n));
     b.m.val.reserve(size_t(3 * n));
     for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j) b.add(j, b.value());
+        for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j)
+            b.add(j, b.value());
         b.end_row();
     }
     return std::move(b.m);
 }
 
 CsrMatrix random_k_per_row(int64_t rows, int64_t cols, int64_t k, uint64_t seed) {
-    Builder b("random-" + std::to_string(rows) + "x" + std::to_string(cols) + "-k" + std::to_string(k),
+    Builder b("random-" + std::to_string(rows) + "x" + std::to_string(cols) + "-k" +
+                  std::to_string(k),
               rows, cols, seed);
     b.m.col.reserve(size_t(rows * std::min(k, cols)));
     b.m.val.reserve(b.m.col.capacity());
@@ -110,13 +112,15 @@ CsrMatrix random_k_per_row(int64_t rows, int64_t cols, int64_t k, uint64_t seed)
 
 CsrMatrix power_law(int64_t rows, int64_t cols, double mean, uint64_t seed, int64_t max_len) {
     Builder b("powerlaw-" + std::to_string(rows) + "x" + std::to_string(cols) + "-m" +
-                  std::to_string(int64_t(mean)) + (max_len > 0 ? "-max" + std::to_string(max_len) : ""),
+                  std::to_string(int64_t(mean)) +
+                  (max_len > 0 ? "-max" + std::to_string(max_len) : ""),
               rows, cols, seed);
     const int64_t cap = max_len > 0 ? std::min(cols, max_len) : cols;
     // Pareto with exponent a (density ~ x^-a) has mean xmin·(a-1)/(a-2). With a cap, xmin is
     // raised so that the mean of the capped whole lengths is `mean` again.
     const double a = 2.2;
-    const double xmin = max_len > 0 ? capped_pareto_xmin(mean, a - 1, cap) : std::max(1.0, mean * (a - 2) / (a - 1));
+    const double xmin = max_len > 0 ? capped_pareto_xmin(mean, a - 1, cap)
+                                    : std::max(1.0, mean * (a - 2) / (a - 1));
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::vector<int64_t> scratch;
     b.m.col.reserve(size_t(double(rows) * mean * 1.1));
@@ -132,7 +136,8 @@ CsrMatrix banded(int64_t n, int64_t half_width, double fill, uint64_t seed) {
     Builder b("banded-" + std::to_string(n) + "-w" + std::to_string(half_width), n, n, seed);
     std::bernoulli_distribution take(fill);
     for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = std::max<int64_t>(0, i - half_width); j <= std::min(n - 1, i + half_width); ++j)
+        for (int64_t j = std::max<int64_t>(0, i - half_width); j <= std::min(n - 1, i + half_width);
+             ++j)
             if (j == i || take(b.rng)) b.add(j, b.value());
         b.end_row();
     }
@@ -213,10 +218,12 @@ CsrMatrix generate(const std::string &spec, uint64_t seed) {
     }
     if (f[0] == "powerlaw" && (f.size() == 3 || f.size() == 4)) {
         shape(f[1], spec, rows, cols);
-        return power_law(rows, cols, double(number(f[2], spec)), seed, f.size() == 4 ? number(f[3], spec) : 0);
+        return power_law(rows, cols, double(number(f[2], spec)), seed,
+                         f.size() == 4 ? number(f[3], spec) : 0);
     }
-    throw std::invalid_argument("unknown generator '" + spec +
-                                "' (laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN[:MAX])");
+    throw std::invalid_argument(
+        "unknown generator '" + spec +
+        "' (laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN[:MAX])");
 }
 
 } // namespace tessera::bench

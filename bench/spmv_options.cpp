@@ -13,7 +13,8 @@ std::vector<std::string> large_set() {
 }
 
 std::vector<std::string> quick_set() {
-    return {"laplacian:300", "tridiagonal:200000", "random:100000x100000:10", "powerlaw:100000x100000:11"};
+    return {"laplacian:300", "tridiagonal:200000", "random:100000x100000:10",
+            "powerlaw:100000x100000:11"};
 }
 
 std::vector<std::string> gpu_set() {
@@ -40,7 +41,8 @@ std::string default_shared_dir() {
 
 namespace {
 
-std::vector<char> letters(const std::string &text, const std::string &what, const std::string &allowed) {
+std::vector<char> letters(const std::string &text, const std::string &what,
+                          const std::string &allowed) {
     std::vector<char> out;
     for (const std::string &item : split_list(text)) {
         if (item == "both" && allowed == "sd") return {'s', 'd'};
@@ -89,8 +91,10 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
         } else if (auto v = args.take_option("--formats")) {
             o.formats = split_list(*v);
             for (const std::string &f : o.formats)
-                if (f != "csr" && f != "coo" && f != "ell" && f != "dia" && f != "hyb" && f != "auto")
-                    throw UsageError("--formats: '" + f + "' is not one of csr, coo, ell, dia, hyb, auto");
+                if (f != "csr" && f != "coo" && f != "ell" && f != "dia" && f != "hyb" &&
+                    f != "auto")
+                    throw UsageError("--formats: '" + f +
+                                     "' is not one of csr, coo, ell, dia, hyb, auto");
         } else if (auto v = args.take_option("--dtype")) {
             o.dtypes = letters(*v, "--dtype", "sd");
             dtype_given = true;
@@ -128,7 +132,8 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
     const bool cuda = o.backend == "cuda";
     if (!anchor.empty()) {
         if (anchor == (cuda ? "eigen" : "cusparse"))
-            throw UsageError("--anchor " + anchor + " is not an anchor of the " + o.backend + " backend");
+            throw UsageError("--anchor " + anchor + " is not an anchor of the " + o.backend +
+                             " backend");
         o.eigen = anchor == "eigen";
         o.cusparse = anchor == "cusparse";
     }
@@ -139,15 +144,18 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
     if (!sets_given && o.files.empty() && o.generators.empty())
         sets.push_back(o.quick ? "quick" : cuda ? "gpu" : "large");
     for (const std::string &s : sets) {
-        if (s == "large") for (const auto &g : large_set()) o.generators.push_back(g);
-        if (s == "quick") for (const auto &g : quick_set()) o.generators.push_back(g);
+        if (s == "large")
+            for (const auto &g : large_set()) o.generators.push_back(g);
+        if (s == "quick")
+            for (const auto &g : quick_set()) o.generators.push_back(g);
         if (s == "gpu") {
             for (const auto &g : gpu_set()) o.generators.push_back(g);
             if (!dtype_given) o.dtypes = {'s', 'd'};
         }
         if (s == "shared") {
             const std::string dir = default_shared_dir();
-            std::vector<std::string> files = dir.empty() ? std::vector<std::string>{} : matrix_files_in(dir);
+            std::vector<std::string> files =
+                dir.empty() ? std::vector<std::string>{} : matrix_files_in(dir);
             if (files.empty()) throw UsageError("--set shared: no .mtx files in '" + dir + "'");
             for (const auto &f : files) o.files.push_back(f);
         }
@@ -156,16 +164,22 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
 }
 
 const char *spmv_usage() {
-    return "usage: tessera-bench spmv [FILE.mtx ...] [--matrix F,..] [--matrices DIR] [--gen SPEC;..]\n"
+    return "usage: tessera-bench spmv [FILE.mtx ...] [--matrix F,..] [--matrices DIR] [--gen "
+           "SPEC;..]\n"
            "                          [--set large|shared|quick|gpu] [--backend cpu|cuda]\n"
-           "                          [--formats csr,coo,ell,dia,hyb,auto] [--dtype s|d|both] [--index 32|64]\n"
+           "                          [--formats csr,coo,ell,dia,hyb,auto] [--dtype s|d|both] "
+           "[--index 32|64]\n"
            "                          [--op n|t|both] [--threads N] [--reps R] [--min-time S]\n"
-           "                          [--anchor eigen|cusparse|none] [--no-stream] [--json FILE|-] [--seed N]\n"
+           "                          [--anchor eigen|cusparse|none] [--no-stream] [--json FILE|-] "
+           "[--seed N]\n"
            "                          [--quick]\n"
            "\n"
-           "Sparse y = A*x (op n) and y = A^T*x (op t) in every format of Tessera. On the cpu backend,\n"
-           "side by side with Eigen's OpenMP sparse x dense vector product, against a STREAM triad\n"
-           "measured in the run; on the cuda backend (x and y in device memory, CUDA events), with\n"
+           "Sparse y = A*x (op n) and y = A^T*x (op t) in every format of Tessera. On the cpu "
+           "backend,\n"
+           "side by side with Eigen's OpenMP sparse x dense vector product, against a STREAM "
+           "triad\n"
+           "measured in the run; on the cuda backend (x and y in device memory, CUDA events), "
+           "with\n"
            "cuSPARSE's SpMV (CSR ALG1/ALG2, COO ALG1/ALG2), against a device-to-device copy.\n"
            "\n"
            "  FILE.mtx, --matrix  Matrix Market files (coordinate real/integer/pattern,\n"
@@ -176,7 +190,8 @@ const char *spmv_usage() {
            "  --set, --preset     large (cpu default: >= 20 M nonzeros each, beyond the caches),\n"
            "                      shared (the SuiteSparse files beside the sources), quick,\n"
            "                      gpu (cuda default: laplacian:2000, random:1000000x1000000:16,\n"
-           "                      powerlaw:1000000x1000000:10:100000, tridiagonal:8000000; float32\n"
+           "                      powerlaw:1000000x1000000:10:100000, tridiagonal:8000000; "
+           "float32\n"
            "                      and float64 unless --dtype says otherwise)\n"
            "  --backend           cpu (default) or cuda\n"
            "  --formats           formats to time (default all five and auto)\n"
@@ -184,13 +199,17 @@ const char *spmv_usage() {
            "  --op                n, t or both (default both on cpu, n on cuda)\n"
            "  --threads N         threads for Tessera and Eigen (default: TESSERA_NUM_THREADS,\n"
            "                      else OMP_NUM_THREADS, else all cores)\n"
-           "  --reps, --min-time  timed calls (default 5) and seconds (default 0.5) per side, at least\n"
-           "  --anchor            eigen (cpu default, when built with Eigen), cusparse (cuda default)\n"
+           "  --reps, --min-time  timed calls (default 5) and seconds (default 0.5) per side, at "
+           "least\n"
+           "  --anchor            eigen (cpu default, when built with Eigen), cusparse (cuda "
+           "default)\n"
            "                      or none\n"
            "  --no-stream         skip the STREAM triad (cpu) or the device copy (cuda)\n"
-           "  --json FILE         also write the records as JSON (- for stdout, the table then on stderr)\n"
+           "  --json FILE         also write the records as JSON (- for stdout, the table then on "
+           "stderr)\n"
            "\n"
-           "Effective bandwidth counts the bytes of values, column indices, row pointers, x and y of the\n"
+           "Effective bandwidth counts the bytes of values, column indices, row pointers, x and y "
+           "of the\n"
            "CSR matrix, each once, whatever the format; GFLOP/s is 2*nnz/time.\n";
 }
 

@@ -16,10 +16,10 @@ struct SpmvOptions {
     std::vector<std::string> generators; // "laplacian:2048", ...
     std::vector<std::string> files;      // .mtx paths
     std::vector<std::string> formats{"csr", "coo", "ell", "dia", "hyb", "auto"};
-    std::vector<char> dtypes{'d'};        // 's' and/or 'd'
+    std::vector<char> dtypes{'d'}; // 's' and/or 'd'
     int index_bits = 32;
     std::vector<char> ops{'n', 't'};
-    int threads = 0;       // 0: TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
+    int threads = 0; // 0: TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
     int min_reps = 5;
     double min_time = 0.5; // seconds per side
     bool eigen = true;     // the CPU anchor

@@ -39,9 +39,11 @@ void SpmvTable::header() { table_.header(); }
 void SpmvTable::record(const SpmvRecord &r) {
     const SpmvSide *eigen = r.side("eigen");
     // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined insert
-    const std::string type = std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " + char(std::toupper(r.op));
+    const std::string type = std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " +
+                             char(std::toupper(r.op));
     for (const SpmvSide &s : r.sides) {
-        std::vector<std::string> cells = {shorten(r.matrix, 24), std::to_string(r.nnz), type, s.name, s.format};
+        std::vector<std::string> cells = {shorten(r.matrix, 24), std::to_string(r.nnz), type,
+                                          s.name, s.format};
         if (s.status != "ok") {
             cells.insert(cells.end(), {"", "", "", "", "", "", s.status + ": " + s.message});
             table_.row(cells);
@@ -69,16 +71,26 @@ void print_spmv_summary(std::ostream &out, const std::vector<SpmvRecord> &record
     out << "\nSummary (medians; triad = STREAM triad measured in this run)\n";
     // CSR against the triad and Eigen; AUTO against the best; T against N.
 
-    Table t(out, {{"matrix", 24, true}, {"type", 6, true}, {"csr GB/s", 9}, {"of triad", 9}, {"eigen GB/s", 10},
-                  {"csr/eigen", 9}, {"auto", 4, true}, {"best", 4, true}, {"auto/best", 9}, {"T/N csr", 7}});
+    Table t(out, {{"matrix", 24, true},
+                  {"type", 6, true},
+                  {"csr GB/s", 9},
+                  {"of triad", 9},
+                  {"eigen GB/s", 10},
+                  {"csr/eigen", 9},
+                  {"auto", 4, true},
+                  {"best", 4, true},
+                  {"auto/best", 9},
+                  {"T/N csr", 7}});
     t.header();
     std::map<std::string, std::pair<double, int>> eigen_geo; // type -> (sum of logs, count)
     double worst_auto = 0;
     std::string worst_auto_matrix;
     for (const SpmvRecord &r : records) {
         const SpmvSide *c = r.side("csr"), *e = r.side("eigen"), *a = r.side("auto");
-        // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined insert
-        const std::string type = std::string(1, r.dtype).append(std::to_string(r.index_bits)) + " " + char(std::toupper(r.op));
+        // append, not string&& + string&&: GCC 12 warns (-Wrestrict) wrongly about that inlined
+        // insert
+        const std::string type = std::string(1, r.dtype).append(std::to_string(r.index_bits)) +
+                                 " " + char(std::toupper(r.op));
         std::vector<std::string> cells = {shorten(r.matrix, 24), type};
         const bool c_ok = c && c->status == "ok", e_ok = e && e->status == "ok";
         cells.push_back(c_ok ? significant(c->gbs) : "");
@@ -104,26 +116,39 @@ void print_spmv_summary(std::ostream &out, const std::vector<SpmvRecord> &record
         }
     }
     for (const auto &[type, g] : eigen_geo)
-        out << "csr/eigen geomean (" << type << ", " << g.second << " matrices): " << significant(std::exp(g.first / g.second))
-            << "x\n";
+        out << "csr/eigen geomean (" << type << ", " << g.second
+            << " matrices): " << significant(std::exp(g.first / g.second)) << "x\n";
     if (worst_auto > 0)
-        out << "auto: worst auto/best " << significant(worst_auto) << " (" << worst_auto_matrix << ")\n";
+        out << "auto: worst auto/best " << significant(worst_auto) << " (" << worst_auto_matrix
+            << ")\n";
     out.flush();
 }
 
 void write_spmv_record(JsonWriter &json, const SpmvRecord &r) {
     json.begin_object();
-    json.field("benchmark", "spmv").field("matrix", r.matrix).field("rows", r.rows).field("cols", r.cols);
-    json.field("nnz", r.nnz).field("dtype", std::string(1, r.dtype)).field("index_bits", r.index_bits);
-    json.field("op", std::string(1, r.op)).field("threads", r.threads).field("effective_bytes", r.bytes);
+    json.field("benchmark", "spmv")
+        .field("matrix", r.matrix)
+        .field("rows", r.rows)
+        .field("cols", r.cols);
+    json.field("nnz", r.nnz)
+        .field("dtype", std::string(1, r.dtype))
+        .field("index_bits", r.index_bits);
+    json.field("op", std::string(1, r.op))
+        .field("threads", r.threads)
+        .field("effective_bytes", r.bytes);
     json.field("batch", r.batch);
     json.field("triad_gbs", r.triad_gbs).field("best_format", r.best_format());
     json.field("auto_over_best", r.auto_over_best()).field("csr_over_eigen", r.csr_over_eigen());
     json.key("sides").begin_array();
     for (const SpmvSide &s : r.sides) {
         json.begin_object();
-        json.field("name", s.name).field("format", s.format).field("status", s.status).field("message", s.message);
-        json.field("reps", int64_t(s.time.count)).field("median_s", s.time.median).field("min_s", s.time.min);
+        json.field("name", s.name)
+            .field("format", s.format)
+            .field("status", s.status)
+            .field("message", s.message);
+        json.field("reps", int64_t(s.time.count))
+            .field("median_s", s.time.median)
+            .field("min_s", s.time.min);
         json.field("max_s", s.time.max).field("mad_s", s.time.mad);
         json.field("gflops", s.gflops).field("gbs", s.gbs).field("rel_error", s.rel_error);
         json.end_object();

@@ -13,8 +13,8 @@
 namespace tessera::bench {
 
 Triad::Triad(int threads, int64_t elements)
-    : threads_(threads), n_(elements), a_(new double[size_t(elements)]), b_(new double[size_t(elements)]),
-      c_(new double[size_t(elements)]) {
+    : threads_(threads), n_(elements), a_(new double[size_t(elements)]),
+      b_(new double[size_t(elements)]), c_(new double[size_t(elements)]) {
     double *a = a_, *b = b_, *c = c_;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t i = 0; i < elements; ++i) {

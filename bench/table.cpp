@@ -37,21 +37,16 @@ void Table::row(const std::vector<std::string> &cells) {
     out_ << line << std::endl;
 }
 
-void Table::note(const std::string &text) {
-    out_ << text << std::endl;
-}
+void Table::note(const std::string &text) { out_ << text << std::endl; }
 
 std::string significant(double value) {
     char buffer[64];
     double magnitude = std::fabs(value);
     if (magnitude >= 100 || !std::isfinite(value))
         std::snprintf(buffer, sizeof buffer, "%.0f", value);
-    else if (magnitude >= 10)
-        std::snprintf(buffer, sizeof buffer, "%.1f", value);
-    else if (magnitude >= 1)
-        std::snprintf(buffer, sizeof buffer, "%.2f", value);
-    else
-        std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    else if (magnitude >= 10) std::snprintf(buffer, sizeof buffer, "%.1f", value);
+    else if (magnitude >= 1) std::snprintf(buffer, sizeof buffer, "%.2f", value);
+    else std::snprintf(buffer, sizeof buffer, "%.3g", value);
     return buffer;
 }
 

@@ -35,9 +35,9 @@ struct TinyShape {
 
 // Square sizes, then a few mixed shapes of the same range: all within libxsmm's JIT (m, n, k at
 // most 64), so its BLAS-style call never falls back to a BLAS.
-const std::vector<TinyShape> kShapes = {{4, 4, 4},    {8, 8, 8},   {12, 12, 12}, {16, 16, 16}, {24, 24, 24},
-                                        {32, 32, 32}, {48, 48, 48}, {64, 64, 64}, {5, 7, 3},   {16, 4, 32},
-                                        {64, 8, 16},  {9, 64, 13}};
+const std::vector<TinyShape> kShapes = {{4, 4, 4},    {8, 8, 8},    {12, 12, 12}, {16, 16, 16},
+                                        {24, 24, 24}, {32, 32, 32}, {48, 48, 48}, {64, 64, 64},
+                                        {5, 7, 3},    {16, 4, 32},  {64, 8, 16},  {9, 64, 13}};
 
 struct Side {
     std::string name;
@@ -46,59 +46,69 @@ struct Side {
 };
 
 std::string tiny_usage() {
-    return std::string("usage: tessera-bench tiny [options]\n"
-                       "\n"
-                       "Nanoseconds per call of small column-major NN products, beta 1, one thread:\n"
-                       "tsr_?gemm on the default handle, the same through a gemm plan, OpenBLAS's\n"
-                       "cblas_?gemm, libxsmm's libxsmm_?gemm and its JIT kernel (libxsmm_?mmdispatch),\n"
-                       "each where it is available; sides in turns, batches of calls, medians.\n"
-                       "Shapes: 4, 8, 12, 16, 24, 32, 48, 64 (square) and 5x7x3, 16x4x32, 64x8x16,\n"
-                       "9x64x13. The ratios are the anchor's time over Tessera's (above 1: Tessera\n"
-                       "is faster).\n"
-                       "\n"
-                       "options:\n"
-                       "  --dtype s|d|both  (default both)\n") +
+    return std::string(
+               "usage: tessera-bench tiny [options]\n"
+               "\n"
+               "Nanoseconds per call of small column-major NN products, beta 1, one thread:\n"
+               "tsr_?gemm on the default handle, the same through a gemm plan, OpenBLAS's\n"
+               "cblas_?gemm, libxsmm's libxsmm_?gemm and its JIT kernel (libxsmm_?mmdispatch),\n"
+               "each where it is available; sides in turns, batches of calls, medians.\n"
+               "Shapes: 4, 8, 12, 16, 24, 32, 48, 64 (square) and 5x7x3, 16x4x32, 64x8x16,\n"
+               "9x64x13. The ratios are the anchor's time over Tessera's (above 1: Tessera\n"
+               "is faster).\n"
+               "\n"
+               "options:\n"
+               "  --dtype s|d|both  (default both)\n") +
            common_options_help();
 }
 
-template <typename T> void add_sides(const TinyShape &s, std::vector<T> &A, std::vector<T> &B, std::vector<T> &C,
-                                     const Session &session, tsr_gemm_plan plan, std::vector<Side> &sides) {
+template <typename T>
+void add_sides(const TinyShape &s, std::vector<T> &A, std::vector<T> &B, std::vector<T> &C,
+               const Session &session, tsr_gemm_plan plan, std::vector<Side> &sides) {
     const int m = s.m, n = s.n, k = s.k;
     T *a = A.data(), *b = B.data(), *c = C.data();
     if constexpr (sizeof(T) == 4) {
         sides.push_back({"tsr_sgemm", [=] {
-                             tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, m, n, k, 1.0f, a, m, b, k, 1.0f, c, m);
+                             tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, m, n, k, 1.0f, a,
+                                       m, b, k, 1.0f, c, m);
                          }});
     } else {
         sides.push_back({"tsr_dgemm", [=] {
-                             tsr_dgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, m, n, k, 1.0, a, m, b, k, 1.0, c, m);
+                             tsr_dgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, m, n, k, 1.0, a,
+                                       m, b, k, 1.0, c, m);
                          }});
     }
     sides.push_back({"plan", [=] { tsr_gemm_plan_execute(plan, 1.0, a, b, 1.0, c); }});
     if (session.openblas) {
         const OpenBlas *ob = session.openblas.get();
         if constexpr (sizeof(T) == 4)
-            sides.push_back({"openblas", [=] { ob->sgemm(102, 111, 111, m, n, k, 1.0f, a, m, b, k, 1.0f, c, m); }});
+            sides.push_back({"openblas", [=] {
+                                 ob->sgemm(102, 111, 111, m, n, k, 1.0f, a, m, b, k, 1.0f, c, m);
+                             }});
         else
-            sides.push_back({"openblas", [=] { ob->dgemm(102, 111, 111, m, n, k, 1.0, a, m, b, k, 1.0, c, m); }});
+            sides.push_back({"openblas", [=] {
+                                 ob->dgemm(102, 111, 111, m, n, k, 1.0, a, m, b, k, 1.0, c, m);
+                             }});
     }
 #ifdef TESSERA_BENCH_HAVE_LIBXSMM
     const libxsmm_blasint lm = m, ln = n, lk = k;
     if constexpr (sizeof(T) == 4) {
         sides.push_back({"libxsmm_sgemm", [=] {
                              const float one = 1;
-                             libxsmm_sgemm("N", "N", &lm, &ln, &lk, &one, a, &lm, b, &lk, &one, c, &lm);
+                             libxsmm_sgemm("N", "N", &lm, &ln, &lk, &one, a, &lm, b, &lk, &one, c,
+                                           &lm);
                          }});
-        if (libxsmm_smmfunction f = libxsmm_smmdispatch(m, n, k, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                                        nullptr, nullptr))
+        if (libxsmm_smmfunction f = libxsmm_smmdispatch(m, n, k, nullptr, nullptr, nullptr, nullptr,
+                                                        nullptr, nullptr, nullptr))
             sides.push_back({"libxsmm-jit", [=] { f(a, b, c); }});
     } else {
         sides.push_back({"libxsmm_dgemm", [=] {
                              const double one = 1;
-                             libxsmm_dgemm("N", "N", &lm, &ln, &lk, &one, a, &lm, b, &lk, &one, c, &lm);
+                             libxsmm_dgemm("N", "N", &lm, &ln, &lk, &one, a, &lm, b, &lk, &one, c,
+                                           &lm);
                          }});
-        if (libxsmm_dmmfunction f = libxsmm_dmmdispatch(m, n, k, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                                        nullptr, nullptr))
+        if (libxsmm_dmmfunction f = libxsmm_dmmdispatch(m, n, k, nullptr, nullptr, nullptr, nullptr,
+                                                        nullptr, nullptr, nullptr))
             sides.push_back({"libxsmm-jit", [=] { f(a, b, c); }});
     }
 #endif
@@ -115,7 +125,9 @@ void time_sides(std::vector<Side> &sides, const CommonOptions &o) {
         slowest = std::max(slowest, (now_seconds() - t0) / 200);
     }
     const int batch = int(std::clamp(2e-4 / std::max(slowest, 1e-9), 10.0, 1e6));
-    const int rounds = std::max(o.min_reps, int(std::clamp(o.min_time / (batch * slowest * double(sides.size())), 5.0, 201.0)));
+    const int rounds = std::max(
+        o.min_reps,
+        int(std::clamp(o.min_time / (batch * slowest * double(sides.size())), 5.0, 201.0)));
     std::vector<std::vector<double>> samples(sides.size());
     for (int r = 0; r < rounds; ++r)
         for (size_t i = 0; i < sides.size(); ++i) {
@@ -134,7 +146,8 @@ int run_tiny_command(ArgCursor &args) {
     while (!args.done()) {
         if (parse_common_option(args, options)) continue;
         if (auto v = args.take_option("--dtype")) {
-            if (*v != "s" && *v != "d" && *v != "both") throw UsageError("--dtype: '" + *v + "' is not s, d or both");
+            if (*v != "s" && *v != "d" && *v != "both")
+                throw UsageError("--dtype: '" + *v + "' is not s, d or both");
             single = *v != "d", twice = *v != "s";
         } else if (args.current().starts_with("-")) {
             throw UsageError("unknown option '" + args.current() + "'");
@@ -156,7 +169,8 @@ int run_tiny_command(ArgCursor &args) {
     print_session(log, session);
 #ifdef TESSERA_BENCH_HAVE_LIBXSMM
     libxsmm_init();
-    log << "libxsmm: " << LIBXSMM_VERSION << " (linked statically), target " << libxsmm_get_target_arch() << "\n";
+    log << "libxsmm: " << LIBXSMM_VERSION << " (linked statically), target "
+        << libxsmm_get_target_arch() << "\n";
 #else
     log << "libxsmm: not built in (install libxsmm-dev and rebuild)\n";
 #endif
@@ -179,17 +193,19 @@ int run_tiny_command(ArgCursor &args) {
             std::vector<float> Af, Bf, Cf;
             std::vector<double> Ad, Bd, Cd;
             tsr_gemm_plan plan = nullptr;
-            tsr_gemm_plan_create(nullptr, &plan, p == 0 ? TSR_F32 : TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, s.m, s.n,
-                                 s.k, s.m, s.k, s.m);
+            tsr_gemm_plan_create(nullptr, &plan, p == 0 ? TSR_F32 : TSR_F64, TSR_COL_MAJOR,
+                                 TSR_OP_N, TSR_OP_N, s.m, s.n, s.k, s.m, s.k, s.m);
             auto fill = [&](auto &v, size_t count) {
                 v.resize(count);
                 for (auto &x : v) x = decltype(v[0] + 0)(u(rng)) * decltype(v[0] + 0)(1e-3);
             };
             if (p == 0) {
-                fill(Af, size_t(s.m * s.k)), fill(Bf, size_t(s.k * s.n)), fill(Cf, size_t(s.m * s.n));
+                fill(Af, size_t(s.m * s.k)), fill(Bf, size_t(s.k * s.n)),
+                    fill(Cf, size_t(s.m * s.n));
                 add_sides(s, Af, Bf, Cf, session, plan, row.sides);
             } else {
-                fill(Ad, size_t(s.m * s.k)), fill(Bd, size_t(s.k * s.n)), fill(Cd, size_t(s.m * s.n));
+                fill(Ad, size_t(s.m * s.k)), fill(Bd, size_t(s.k * s.n)),
+                    fill(Cd, size_t(s.m * s.n));
                 add_sides(s, Ad, Bd, Cd, session, plan, row.sides);
             }
             time_sides(row.sides, options);
@@ -204,8 +220,11 @@ int run_tiny_command(ArgCursor &args) {
                 log << "   ratios: openblas, libxsmm_?gemm over tsr_?gemm; jit over plan\n";
                 header = true;
             }
-            std::snprintf(line, sizeof line, "%-12s %-2s", (std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
-                                                           std::to_string(s.k)).c_str(), row.dtype.c_str());
+            std::snprintf(
+                line, sizeof line, "%-12s %-2s",
+                (std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k))
+                    .c_str(),
+                row.dtype.c_str());
             log << line;
             for (const Side &sd : row.sides) {
                 std::snprintf(line, sizeof line, " %13.1f", sd.ns);
@@ -235,7 +254,10 @@ int run_tiny_command(ArgCursor &args) {
         json.key("records").begin_array();
         for (const Row &r : rows) {
             json.begin_object();
-            json.field("dtype", r.dtype).field("m", r.shape.m).field("n", r.shape.n).field("k", r.shape.k);
+            json.field("dtype", r.dtype)
+                .field("m", r.shape.m)
+                .field("n", r.shape.n)
+                .field("k", r.shape.k);
             json.key("ns_per_call").begin_object();
             for (const Side &sd : r.sides) json.field(sd.name, sd.ns);
             json.end_object();

@@ -12,7 +12,8 @@ namespace tessera::cuda {
 // C(g + 8·h, 2t + c). On sm_80, which has only m8n8k4 in FP64, each 4-deep slice is two of
 // those (rows g and g + 8): same fragments, same products, same order of additions per slice.
 template <int KS>
-__device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS / 2], const double (&b)[KS / 4]) {
+__device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS / 2],
+                                          const double (&b)[KS / 4]) {
     static_assert(KS == 4 || KS == 8 || KS == 16, "FP64 mma shapes m16n8k4, k8, k16");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (KS == 4)
@@ -21,7 +22,8 @@ __device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS
             : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
             : "d"(a[0]), "d"(a[1]), "d"(b[0]));
     else if constexpr (KS == 8)
-        asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, "
             "{%0, %1, %2, %3};\n"
             : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
             : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
@@ -29,8 +31,8 @@ __device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS
         asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
             "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
             : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
-            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
-              "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+            : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+              "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll
     for (int q = 0; q < KS / 4; ++q) {
@@ -52,14 +54,17 @@ __device__ __forceinline__ void dmma_16x8(double (&acc)[4], const double (&a)[KS
 // m/n and k the stored matrix runs), STAGES deep; a warp computes a WM×WN tile as MT×NT
 // fragments of 16×8, reading per KS-deep step its A and B fragments from shared memory.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB>
-__device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m0, int64_t n0, double *smem,
+__device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m0, int64_t n0,
+                                          double *smem,
                                           double (&acc)[BM / WARPS_M / 16][BN / WARPS_N / 8][4]) {
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
-    static_assert(MT * 16 * WARPS_M == BM && NT * 8 * WARPS_N == BN && BK % KS == 0, "fragments tile the block");
-    using TileA = FragTile<double, BM, BK, TA>;  // op(A) is m×k; stored transposed it runs along k
-    using TileB = FragTile<double, BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
+    static_assert(MT * 16 * WARPS_M == BM && NT * 8 * WARPS_N == BN && BK % KS == 0,
+                  "fragments tile the block");
+    using TileA = FragTile<double, BM, BK, TA>; // op(A) is m×k; stored transposed it runs along k
+    using TileB =
+        FragTile<double, BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
     constexpr int STAGE = TileA::SIZE + TileB::SIZE;
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
@@ -99,7 +104,8 @@ __device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m
 #pragma unroll
         for (int i = 0; i < MT; ++i)
 #pragma unroll
-            for (int q = 0; q < KS / 2; ++q) a[buf][i][q] = read_a.at(As, i * 16 + 8 * (q % 2), ks + 4 * (q / 2));
+            for (int q = 0; q < KS / 2; ++q)
+                a[buf][i][q] = read_a.at(As, i * 16 + 8 * (q % 2), ks + 4 * (q / 2));
 #pragma unroll
         for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -142,8 +148,10 @@ __device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m
 // C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k), one BM×BN tile per block (its
 // slice of k under split-K); with SK, the stream-K launch: each block its span of the tiles' k
 // steps (GemmParams).
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB, bool SK = false>
-__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(const GemmParams<double> whole) {
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB,
+          bool SK = false>
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1)
+    dmma_gemm_kernel(const GemmParams<double> whole) {
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -165,16 +173,19 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1) dmma_gemm_kernel(con
         stream_k_units(whole, steps, int(blockIdx.x), [&](int64_t i) {
             int64_t tm, tn;
             StreamKUnit u = stream_k_unit(whole, steps, int(blockIdx.x), i);
-            tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n,
+                                              tm, tn);
             double acc[MT][NT][4];
-            dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(k_range<double, TA, TB, BK>(whole, u),
-                                                                        tm * BM, tn * BN, smem, acc);
+            dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(
+                k_range<double, TA, TB, BK>(whole, u), tm * BM, tn * BN, smem, acc);
             u = stream_k_unit(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), opaque(i));
-            tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
+            tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n,
+                                              tm, tn);
             const bool cut = u.cut();
-            store_fragments(cut ? stream_k_slot(whole, u, BM, BN) : whole, acc, (cut ? 0 : tm * BM) + wm0,
-                            (cut ? 0 : tn * BN) + wn0, g, t);
-            __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
+            store_fragments(cut ? stream_k_slot(whole, u, BM, BN) : whole, acc,
+                            (cut ? 0 : tm * BM) + wm0, (cut ? 0 : tn * BN) + wn0, g, t);
+            __syncthreads(); // the next stretch's copies go into stages this one's warps may still
+                             // read
         });
     }
 }

@@ -20,7 +20,8 @@ tsr_status fail(tsr_status status, const char *fmt, ...) {
 
 tsr_status fail_cuda(cudaError_t err, const char *what) {
     (void)cudaGetLastError(); // a non-sticky error must not fail the next call
-    const tsr_status status = err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_DEVICE;
+    const tsr_status status =
+        err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_DEVICE;
     return fail(status, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 

@@ -34,9 +34,10 @@ bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) ==
 
 // `panels`: the packed operands of the TF32 modes on wgmma (compute_wgmma), else null.
 template <typename T>
-cudaError_t launch_gemm(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p, const KernelChoice &kc,
-                        const void *panels) {
-    if constexpr (sizeof(T) == 4) return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, kc, panels);
+cudaError_t launch_gemm(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p,
+                        const KernelChoice &kc, const void *panels) {
+    if constexpr (sizeof(T) == 4)
+        return launch_sgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, kc, panels);
     else return launch_dgemm(s.dev, s.stream, a.trans_a, a.trans_b, p, kc);
 }
 
@@ -44,19 +45,22 @@ cudaError_t launch_gemm(State &s, const core::GemmArgs<T> &a, const GemmParams<T
 // of the state's buffer, and a second kernel sums them into C with alpha and beta. Returns
 // false, launching nothing, when the slabs cannot be had (the caller runs it unsplit).
 template <typename T>
-bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int slices, cudaError_t *e,
-                     const KernelChoice &kc, const void *panels) {
+bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int slices,
+                     cudaError_t *e, const KernelChoice &kc, const void *panels) {
     constexpr int64_t vec = 16 / int64_t(sizeof(T));
-    const int64_t ldw = (a.m + vec - 1) / vec * vec;     // 16-byte aligned columns
+    const int64_t ldw = (a.m + vec - 1) / vec * vec;                      // 16-byte aligned columns
     const int64_t k_split = ((a.k + slices - 1) / slices + 63) / 64 * 64; // whole 64-deep steps
     slices = int((a.k + k_split - 1) / k_split);
     if (slices < 2) return false; // k too short for two 64-deep slices: no slabs, no sum
     std::lock_guard<std::mutex> lock(s.split);
-    if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
+    if (!s.split_free &&
+        cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
         s.split_free = nullptr;
         return false;
     }
-    if (s.split_slabs.reserve(size_t(slices) * size_t(ldw) * size_t(a.n) * sizeof(T)) != TSR_SUCCESS) return false;
+    if (s.split_slabs.reserve(size_t(slices) * size_t(ldw) * size_t(a.n) * sizeof(T)) !=
+        TSR_SUCCESS)
+        return false;
     T *W = static_cast<T *>(s.split_slabs.ptr);
     const T alpha = p.alpha, beta = p.beta;
     T *C = p.C;
@@ -66,7 +70,8 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
     p.splits = slices, p.k_split = k_split;
     *e = cudaStreamWaitEvent(s.stream, s.split_free, 0);
     if (*e == cudaSuccess) *e = launch_gemm(s, a, p, kc, panels);
-    if (*e == cudaSuccess) *e = launch_split_sum<T>(s.stream, slices, a.m, a.n, alpha, W, ldw, beta, C, ldc);
+    if (*e == cudaSuccess)
+        *e = launch_split_sum<T>(s.stream, slices, a.m, a.n, alpha, W, ldw, beta, C, ldc);
     if (*e == cudaSuccess) *e = cudaEventRecord(s.split_free, s.stream);
     return true;
 }
@@ -75,11 +80,12 @@ bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int 
 // steps, the cut tiles' pieces in the state's buffer, then their sums. Returns false, launching
 // nothing, when the buffer cannot be had.
 template <typename T>
-bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, const StreamKPlan &plan,
-                      cudaError_t *e, const KernelChoice &kc) {
+bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p,
+                      const StreamKPlan &plan, cudaError_t *e, const KernelChoice &kc) {
     const size_t slots = 2 * size_t(plan.sk_blocks) * size_t(plan.bm) * size_t(plan.bn) * sizeof(T);
     std::lock_guard<std::mutex> lock(s.split);
-    if (!s.split_free && cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
+    if (!s.split_free &&
+        cudaEventCreateWithFlags(&s.split_free, cudaEventDisableTiming) != cudaSuccess) {
         s.split_free = nullptr;
         return false;
     }
@@ -100,8 +106,8 @@ bool stream_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, con
 }
 
 template <typename T>
-GemmParams<T> params_of(const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
-                        int64_t ldc) {
+GemmParams<T> params_of(const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B,
+                        int64_t ldb, T *C, int64_t ldc) {
     constexpr int64_t vec = 16 / int64_t(sizeof(T));
     GemmParams<T> p{};
     p.m = a.m, p.n = a.n, p.k = a.k;
@@ -116,10 +122,11 @@ GemmParams<T> params_of(const core::GemmArgs<T> &a, const T *A, int64_t lda, con
 // The product of compute() once its kernel is chosen: split-K where it pays, else one launch;
 // with the kernel named in the log under TESSERA_VERBOSE=1.
 template <typename T>
-cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p, const KernelChoice &kc,
-                           const void *panels) {
+cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParams<T> &p,
+                           const KernelChoice &kc, const void *panels) {
     const int slices = split_k_slices(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
-    const StreamKPlan sk = stream_k_plan(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc); // none where split-K runs
+    const StreamKPlan sk =
+        stream_k_plan(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc); // none where split-K runs
     if (verbose) {
         // One line per product, before the core's line for the call: which kernel ran.
         char line[240], split[80] = "";
@@ -127,35 +134,41 @@ cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParam
         if (sk.sk_blocks > 0)
             std::snprintf(split, sizeof split, ", stream-K over the last %lld tiles in %d spans",
                           (long long)sk.sk_tiles, sk.sk_blocks);
-        std::snprintf(line, sizeof line, "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
-                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc), split, sizeof(T) == 4 ? 's' : 'd',
-                      a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', (long long)a.m, (long long)a.n,
-                      (long long)a.k);
+        std::snprintf(line, sizeof line,
+                      "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
+                      gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc), split,
+                      sizeof(T) == 4 ? 's' : 'd', a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N',
+                      (long long)a.m, (long long)a.n, (long long)a.k);
         std::fputs(line, stderr);
     }
-    if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e, kc, panels)) return e;
-    if (cudaError_t e = cudaSuccess; sk.sk_blocks > 0 && stream_k_product(s, a, p, sk, &e, kc)) return e;
+    if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e, kc, panels))
+        return e;
+    if (cudaError_t e = cudaSuccess; sk.sk_blocks > 0 && stream_k_product(s, a, p, sk, &e, kc))
+        return e;
     return launch_gemm(s, a, p, kc, panels);
 }
 
 template <typename T>
-cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
-                    int64_t ldc, const KernelChoice &kc = choice);
+cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B,
+                    int64_t ldb, T *C, int64_t ldc, const KernelChoice &kc = choice);
 
 // The TF32 modes on wgmma: op(A) and op(B) packed into the state's panels, then the product from
 // them (no fringe products: the panels are padded to whole tiles already). Without the device
 // memory for the panels, or for a grid beyond the kernels' limits, the mma.sync kernels run it.
-cudaError_t compute_wgmma(State &s, const core::GemmArgs<float> &a, const float *A, int64_t lda, const float *B,
-                          int64_t ldb, float *C, int64_t ldc, const KernelChoice &kc) {
+cudaError_t compute_wgmma(State &s, const core::GemmArgs<float> &a, const float *A, int64_t lda,
+                          const float *B, int64_t ldb, float *C, int64_t ldc,
+                          const KernelChoice &kc) {
     const int terms = kc.math == SgemmMath::tf32x3 ? 3 : 1;
     const GemmParams<float> p = params_of(a, A, lda, B, ldb, C, ldc);
     if (wgmma_fits(a.m, a.n, a.k, terms)) {
         std::lock_guard<std::mutex> lock(s.panels_lock);
-        if (!s.panels_free && cudaEventCreateWithFlags(&s.panels_free, cudaEventDisableTiming) != cudaSuccess)
+        if (!s.panels_free &&
+            cudaEventCreateWithFlags(&s.panels_free, cudaEventDisableTiming) != cudaSuccess)
             s.panels_free = nullptr;
         else if (s.panels.reserve(wgmma_panel_bytes(a.m, a.n, a.k, terms)) == TSR_SUCCESS) {
             cudaError_t e = cudaStreamWaitEvent(s.stream, s.panels_free, 0);
-            if (e == cudaSuccess) e = launch_wgmma_pack(s.stream, a.trans_a, a.trans_b, p, terms, s.panels.ptr);
+            if (e == cudaSuccess)
+                e = launch_wgmma_pack(s.stream, a.trans_a, a.trans_b, p, terms, s.panels.ptr);
             if (e == cudaSuccess) e = launch_product(s, a, p, kc, s.panels.ptr);
             if (e == cudaSuccess) e = cudaEventRecord(s.panels_free, s.stream);
             return e;
@@ -167,8 +180,8 @@ cudaError_t compute_wgmma(State &s, const core::GemmArgs<float> &a, const float 
 }
 
 template <typename T>
-cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
-                    int64_t ldc, const KernelChoice &kc) {
+cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B,
+                    int64_t ldb, T *C, int64_t ldc, const KernelChoice &kc) {
     if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
     if constexpr (sizeof(T) == 4)
         if (use_wgmma(s.dev, kc)) return compute_wgmma(s, a, A, lda, B, ldb, C, ldc, kc);
@@ -184,14 +197,18 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
         if (a.m > t.bm && rm > 0 && 4 * rm <= t.bm) {
             const int64_t i0 = a.m - rm;
             main.m = i0, fringe.m = rm;
-            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess) return e;
-            return compute<T>(s, fringe, a.trans_a ? A + i0 * lda : A + i0, lda, B, ldb, C + i0, ldc, kc);
+            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess)
+                return e;
+            return compute<T>(s, fringe, a.trans_a ? A + i0 * lda : A + i0, lda, B, ldb, C + i0,
+                              ldc, kc);
         }
         if (a.n > t.bn && rn > 0 && 4 * rn <= t.bn) {
             const int64_t j0 = a.n - rn;
             main.n = j0, fringe.n = rn;
-            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess) return e;
-            return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb, C + j0 * ldc, ldc, kc);
+            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess)
+                return e;
+            return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb,
+                              C + j0 * ldc, ldc, kc);
         }
     }
     return launch_product(s, a, params_of(a, A, lda, B, ldb, C, ldc), kc, nullptr);
@@ -212,7 +229,9 @@ OverlapPlan overlap_plan(int64_t m, int64_t n, int64_t k) {
     OverlapPlan p;
     if (overlap == Overlap::off) return p;
     const int64_t piece = overlap == Overlap::on ? 16 : 512;
-    if (overlap == Overlap::automatic && double(m) * double(n) * double(k) < double(int64_t(1) << 37)) return p;
+    if (overlap == Overlap::automatic &&
+        double(m) * double(n) * double(k) < double(int64_t(1) << 37))
+        return p;
     p.blocks = std::min<int64_t>(8, std::max<int64_t>(1, n / piece));
     p.slices = std::min<int64_t>(8, std::max<int64_t>(1, k / piece));
     return p;
@@ -225,9 +244,11 @@ OverlapPlan overlap_plan(int64_t m, int64_t n, int64_t k) {
 // next one computes. The host's copies into the pinned ring, the transfers and the kernels
 // all run at once. Called with the staging lock held and alpha != 0, k > 0.
 template <typename T>
-tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc, OverlapPlan plan) {
+tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc,
+                      OverlapPlan plan) {
     if (!s.copies && cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking) != cudaSuccess)
-        return s.copies = nullptr, fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create the CUDA copy stream");
+        return s.copies = nullptr,
+               fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create the CUDA copy stream");
     for (cudaEvent_t *ev : {&s.uploaded, &s.computed[0], &s.computed[1]})
         if (!*ev && cudaEventCreateWithFlags(ev, cudaEventDisableTiming) != cudaSuccess)
             return *ev = nullptr, fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA event");
@@ -240,15 +261,18 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
     int64_t lda = a.lda, ldb = a.ldb, ldc = a.ldc;
     const int64_t a_rows = a.trans_a ? k : m, b_rows = a.trans_b ? n : k;
     if (ka != Memory::device) {
-        if (tsr_status st = s.operand[0].reserve(size_t(m * k * elem)); st != TSR_SUCCESS) return st;
+        if (tsr_status st = s.operand[0].reserve(size_t(m * k * elem)); st != TSR_SUCCESS)
+            return st;
         Ad = static_cast<const T *>(s.operand[0].ptr), lda = a_rows;
     }
     if (kb != Memory::device) {
-        if (tsr_status st = s.operand[1].reserve(size_t(k * n * elem)); st != TSR_SUCCESS) return st;
+        if (tsr_status st = s.operand[1].reserve(size_t(k * n * elem)); st != TSR_SUCCESS)
+            return st;
         Bd = static_cast<const T *>(s.operand[1].ptr), ldb = b_rows;
     }
     if (kc != Memory::device) {
-        if (tsr_status st = s.operand[2].reserve(size_t(m * n * elem)); st != TSR_SUCCESS) return st;
+        if (tsr_status st = s.operand[2].reserve(size_t(m * n * elem)); st != TSR_SUCCESS)
+            return st;
         Cd = static_cast<T *>(s.operand[2].ptr), ldc = m;
     }
     // Columns l0 .. l1-1 of op(A), columns j0 .. j1-1 of op(B) and of C, on the copy stream.
@@ -256,13 +280,16 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
         if (ka == Memory::device) return TSR_SUCCESS;
         T *d = const_cast<T *>(Ad);
         return a.trans_a ? upload(s, d + l0, a.A + l0, l1 - l0, m, a.lda, elem, ka, s.copies, lda)
-                         : upload(s, d + l0 * lda, a.A + l0 * a.lda, m, l1 - l0, a.lda, elem, ka, s.copies);
+                         : upload(s, d + l0 * lda, a.A + l0 * a.lda, m, l1 - l0, a.lda, elem, ka,
+                                  s.copies);
     };
     auto up_bc = [&](int64_t j0, int64_t j1) {
         T *d = const_cast<T *>(Bd);
         if (kb != Memory::device) {
-            tsr_status st = a.trans_b ? upload(s, d + j0, a.B + j0, j1 - j0, k, a.ldb, elem, kb, s.copies, ldb)
-                                      : upload(s, d + j0 * ldb, a.B + j0 * a.ldb, k, j1 - j0, a.ldb, elem, kb, s.copies);
+            tsr_status st =
+                a.trans_b ? upload(s, d + j0, a.B + j0, j1 - j0, k, a.ldb, elem, kb, s.copies, ldb)
+                          : upload(s, d + j0 * ldb, a.B + j0 * a.ldb, k, j1 - j0, a.ldb, elem, kb,
+                                   s.copies);
             if (st != TSR_SUCCESS) return st;
         }
         if (kc == Memory::device || !read_c) return TSR_SUCCESS;
@@ -271,7 +298,8 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
     auto uploaded = [&]() -> tsr_status { // the handle's stream waits for what was sent so far
         cudaError_t e = cudaEventRecord(s.uploaded, s.copies);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(s.stream, s.uploaded, 0);
-        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot order the copies before the product");
+        return e == cudaSuccess ? TSR_SUCCESS
+                                : fail_cuda(e, "cannot order the copies before the product");
     };
     // C[:, j0:j1] (+)= op(A)[:, l0:l1]·op(B)[l0:l1, j0:j1], beta for the first slice only.
     auto product = [&](int64_t j0, int64_t j1, int64_t l0, int64_t l1) -> tsr_status {
@@ -297,7 +325,9 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
     auto depth = [&](int64_t l) { return k * l / plan.slices; };
 
     if (verbose)
-        std::fprintf(stderr, "tessera: cuda host operands: C in %lld column blocks, the first over %lld slices of k\n",
+        std::fprintf(stderr,
+                     "tessera: cuda host operands: C in %lld column blocks, the first over %lld "
+                     "slices of k\n",
                      (long long)plan.blocks, (long long)plan.slices);
     tsr_status st = up_bc(col(0), col(1));
     for (int64_t l = 0; l < plan.slices && st == TSR_SUCCESS; ++l) {
@@ -317,7 +347,8 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
     // Nothing may still read or write the pool and the pinned ring when the next call takes them.
     const cudaError_t e1 = cudaStreamSynchronize(s.copies), e2 = cudaStreamSynchronize(s.stream);
     if (st != TSR_SUCCESS) return st;
-    if (e1 != cudaSuccess || e2 != cudaSuccess) return fail_cuda(e1 != cudaSuccess ? e1 : e2, "gemm");
+    if (e1 != cudaSuccess || e2 != cudaSuccess)
+        return fail_cuda(e1 != cudaSuccess ? e1 : e2, "gemm");
     return TSR_SUCCESS;
 }
 
@@ -325,7 +356,8 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::G
     State *s = state_of(ctx);
     if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
     DeviceScope scope(s->dev.ordinal);
-    if (scope.status() != cudaSuccess) return fail_cuda(scope.status(), "cannot select the CUDA device");
+    if (scope.status() != cudaSuccess)
+        return fail_cuda(scope.status(), "cannot select the CUDA device");
 
     const bool product = a.alpha != T(0) && a.k > 0; // otherwise A and B are not read
     const bool read_c = a.beta != T(0);
@@ -350,40 +382,54 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::G
     int64_t lda = a.lda, ldb = a.ldb, ldc = a.ldc;
     const int64_t elem = int64_t(sizeof(T));
     if (ka != Memory::device) {
-        if (tsr_status st = s->operand[0].reserve(size_t(a_rows * a_cols * elem)); st != TSR_SUCCESS) return st;
+        if (tsr_status st = s->operand[0].reserve(size_t(a_rows * a_cols * elem));
+            st != TSR_SUCCESS)
+            return st;
         dA = static_cast<const T *>(s->operand[0].ptr), lda = a_rows;
-        if (tsr_status st = upload(*s, s->operand[0].ptr, a.A, a_rows, a_cols, a.lda, elem, ka); st != TSR_SUCCESS)
+        if (tsr_status st = upload(*s, s->operand[0].ptr, a.A, a_rows, a_cols, a.lda, elem, ka);
+            st != TSR_SUCCESS)
             return st;
     }
     if (kb != Memory::device) {
-        if (tsr_status st = s->operand[1].reserve(size_t(b_rows * b_cols * elem)); st != TSR_SUCCESS) return st;
+        if (tsr_status st = s->operand[1].reserve(size_t(b_rows * b_cols * elem));
+            st != TSR_SUCCESS)
+            return st;
         dB = static_cast<const T *>(s->operand[1].ptr), ldb = b_rows;
-        if (tsr_status st = upload(*s, s->operand[1].ptr, a.B, b_rows, b_cols, a.ldb, elem, kb); st != TSR_SUCCESS)
+        if (tsr_status st = upload(*s, s->operand[1].ptr, a.B, b_rows, b_cols, a.ldb, elem, kb);
+            st != TSR_SUCCESS)
             return st;
     }
     if (kc != Memory::device) {
-        if (tsr_status st = s->operand[2].reserve(size_t(a.m * a.n * elem)); st != TSR_SUCCESS) return st;
+        if (tsr_status st = s->operand[2].reserve(size_t(a.m * a.n * elem)); st != TSR_SUCCESS)
+            return st;
         dC = static_cast<T *>(s->operand[2].ptr), ldc = a.m;
         if (read_c)
-            if (tsr_status st = upload(*s, dC, a.C, a.m, a.n, a.ldc, elem, kc); st != TSR_SUCCESS) return st;
+            if (tsr_status st = upload(*s, dC, a.C, a.m, a.n, a.ldc, elem, kc); st != TSR_SUCCESS)
+                return st;
     }
     if (cudaError_t e = compute<T>(*s, a, dA, lda, dB, ldb, dC, ldc); e != cudaSuccess)
         return fail_cuda(e, "gemm kernel launch");
     if (kc != Memory::device) return download(*s, a.C, dC, a.m, a.n, a.ldc, elem, kc);
     // C on the device, an input on the host: the pinned and pooled buffers are reused by the
     // next call, so the product must be done before this one returns.
-    if (cudaError_t e = cudaStreamSynchronize(s->stream); e != cudaSuccess) return fail_cuda(e, "gemm");
+    if (cudaError_t e = cudaStreamSynchronize(s->stream); e != cudaSuccess)
+        return fail_cuda(e, "gemm");
     return TSR_SUCCESS;
 }
 
 } // namespace
 
-tsr_status gemm_f32(const core::ExecContext *ctx, const core::GemmArgs<float> *args) { return run(ctx, *args); }
-tsr_status gemm_f64(const core::ExecContext *ctx, const core::GemmArgs<double> *args) { return run(ctx, *args); }
+tsr_status gemm_f32(const core::ExecContext *ctx, const core::GemmArgs<float> *args) {
+    return run(ctx, *args);
+}
+tsr_status gemm_f64(const core::ExecContext *ctx, const core::GemmArgs<double> *args) {
+    return run(ctx, *args);
+}
 
-int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k, const void *A, const void *B,
-                const void *C) {
-    if (classify(C) == Memory::device || classify(A) == Memory::device || classify(B) == Memory::device)
+int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k, const void *A,
+                const void *B, const void *C) {
+    if (classify(C) == Memory::device || classify(A) == Memory::device ||
+        classify(B) == Memory::device)
         return 2;
     // Host operands: worth it when the CPU would take longer than moving the data (A, B, and C
     // both ways) through the pinned buffers plus the device's own time. The rates and the fixed
@@ -391,9 +437,11 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
     // routing of gemm", gives the model; the runs are in docs/journal/2026-11-cuda-gemm.md.
     const State *s = shared_state();
     const double flops = 2.0 * double(m) * double(n) * double(k);
-    const double bytes = double(elem_size) * (double(m) * double(k) + double(k) * double(n) + 2.0 * double(m) * double(n));
+    const double bytes = double(elem_size) * (double(m) * double(k) + double(k) * double(n) +
+                                              2.0 * double(m) * double(n));
     const double cpu_rate = double(num_threads) * (elem_size == 4 ? 60e9 : 30e9);
-    const double gpu_rate = (s ? double(s->dev.sm_count) : 100.0) * (elem_size == 4 ? 250e9 : 400e9);
+    const double gpu_rate =
+        (s ? double(s->dev.sm_count) : 100.0) * (elem_size == 4 ? 250e9 : 400e9);
     return flops / cpu_rate > bytes / 24e9 + flops / gpu_rate + 50e-6 ? 1 : 0;
 }
 
@@ -407,8 +455,9 @@ bool parse_overlap(const char *name, Overlap *out) {
 }
 
 // An unknown value gets one warning and the default, as the core does for its variables.
-template <typename E> void read_one(const core::PluginHost &host, const char *name, bool (*parse)(const char *, E *), const char *names,
-                                    const char *fallback, E *out) {
+template <typename E>
+void read_one(const core::PluginHost &host, const char *name, bool (*parse)(const char *, E *),
+              const char *names, const char *fallback, E *out) {
     const char *v = host.setting ? host.setting(name) : nullptr;
     if (!v || !*v) return;
     if (!parse(v, out))
@@ -420,12 +469,16 @@ template <typename E> void read_one(const core::PluginHost &host, const char *na
 
 void read_kernel_choice(const core::PluginHost &host) {
     choice = KernelChoice{};
-    read_one(host, "TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto", &choice.sgemm);
-    read_one(host, "TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto", &choice.dgemm);
+    read_one(host, "TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto",
+             &choice.sgemm);
+    read_one(host, "TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto",
+             &choice.dgemm);
     read_one(host, "TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
-    read_one(host, "TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto", &choice.split_k);
+    read_one(host, "TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto",
+             &choice.split_k);
     read_one(host, "TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
-    read_one(host, "TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto", &choice.stream_k);
+    read_one(host, "TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto",
+             &choice.stream_k);
     overlap = Overlap::automatic;
     read_one(host, "TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     verbose = host.verbose != 0;

@@ -30,30 +30,41 @@ cudaError_t launch(int bm, int bn, int threads, int smem, cudaStream_t stream, G
     p.tiles_m = (p.m + bm - 1) / bm;
     p.tiles_n = (p.n + bn - 1) / bn;
     // Every tile, the first p.blocks of them, or the stream-K launch's p.sk_blocks spans.
-    const int64_t blocks = p.sk_blocks > 0 ? p.sk_blocks : p.blocks > 0 ? p.blocks : p.tiles_m * p.tiles_n;
+    const int64_t blocks = p.sk_blocks > 0 ? p.sk_blocks
+                           : p.blocks > 0  ? p.blocks
+                                           : p.tiles_m * p.tiles_n;
     if (blocks > 0x7fffffff || p.splits > 65535) return cudaErrorInvalidConfiguration;
-    kernel<<<dim3(unsigned(blocks), unsigned(p.splits > 1 ? p.splits : 1)), threads, smem, stream>>>(p);
+    kernel<<<dim3(unsigned(blocks), unsigned(p.splits > 1 ? p.splits : 1)), threads, smem,
+             stream>>>(p);
     return cudaGetLastError();
 }
 
 // Launches Ops<TA, TB>::kernel (with Ops<TA, TB>::smem bytes of shared memory) for the
 // transposes asked: every kernel family below is instantiated for all four.
 template <typename T, template <bool, bool> class Ops>
-cudaError_t launch_ops(int bm, int bn, int threads, cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) {
-    if (!ta && !tb) return launch<T, Ops<false, false>::kernel>(bm, bn, threads, Ops<false, false>::smem, stream, p);
-    if (!ta && tb) return launch<T, Ops<false, true>::kernel>(bm, bn, threads, Ops<false, true>::smem, stream, p);
-    if (ta && !tb) return launch<T, Ops<true, false>::kernel>(bm, bn, threads, Ops<true, false>::smem, stream, p);
+cudaError_t launch_ops(int bm, int bn, int threads, cudaStream_t stream, bool ta, bool tb,
+                       const GemmParams<T> &p) {
+    if (!ta && !tb)
+        return launch<T, Ops<false, false>::kernel>(bm, bn, threads, Ops<false, false>::smem,
+                                                    stream, p);
+    if (!ta && tb)
+        return launch<T, Ops<false, true>::kernel>(bm, bn, threads, Ops<false, true>::smem, stream,
+                                                   p);
+    if (ta && !tb)
+        return launch<T, Ops<true, false>::kernel>(bm, bn, threads, Ops<true, false>::smem, stream,
+                                                   p);
     return launch<T, Ops<true, true>::kernel>(bm, bn, threads, Ops<true, true>::smem, stream, p);
 }
 
 // SK: the stream-K instantiations (p.sk_blocks > 0), built for the tiles stream_k_tile names.
-template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES, int MIN_BLOCKS,
-          bool SK>
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
+          int MIN_BLOCKS, bool SK>
 struct Simt {
     template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel =
-            simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, TA, TB, SK>;
-        static constexpr int smem = STAGES * BK * (BM + BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
+        static constexpr auto kernel = simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN,
+                                                        STAGES, MIN_BLOCKS, TA, TB, SK>;
+        static constexpr int smem =
+            STAGES * BK * (BM + BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
     };
 };
 
@@ -64,9 +75,11 @@ cudaError_t simt(cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) 
     return launch_ops<T, S::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK> struct Dmma {
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK>
+struct Dmma {
     template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel = dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB, SK>;
+        static constexpr auto kernel =
+            dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB, SK>;
         static constexpr int smem = frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>();
     };
 };
@@ -77,9 +90,11 @@ cudaError_t dmma(cudaStream_t stream, bool ta, bool tb, const GemmParams<double>
     return launch_ops<double, D::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
 }
 
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS> struct Tf32 {
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS>
+struct Tf32 {
     template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel = tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>;
+        static constexpr auto kernel =
+            tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>;
         static constexpr int smem = frag_smem_bytes<float, BM, BN, BK, STAGES, TA, TB>();
     };
 };
@@ -105,15 +120,15 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
 }
 
 // The names of each enum's values, in its order, as the environment spells them.
-const char *const kSgemmTiles[] = {"auto", "128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64",
-                                   "64x256", "256x64"};
+const char *const kSgemmTiles[] = {"auto",      "128x128", "128x128r1", "128x256", "256x128",
+                                   "128x128w4", "64x64",   "64x256",    "256x64"};
 const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
 // C = alpha·Σ_s W_s + beta·C, one thread per element of C (m fastest: coalesced).
 template <typename T>
-__global__ void split_sum_kernel(int slices, int64_t m, int64_t n, T alpha, const T *W, int64_t ldw, T beta,
-                                 T *C, int64_t ldc) {
+__global__ void split_sum_kernel(int slices, int64_t m, int64_t n, T alpha, const T *W, int64_t ldw,
+                                 T beta, T *C, int64_t ldc) {
     const int64_t total = m * n, slab = ldw * n;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
          e += int64_t(gridDim.x) * blockDim.x) {
@@ -125,7 +140,8 @@ __global__ void split_sum_kernel(int slices, int64_t m, int64_t n, T alpha, cons
     }
 }
 
-template <typename E, size_t N> bool parse_name(const char *const (&names)[N], const char *name, E *out) {
+template <typename E, size_t N>
+bool parse_name(const char *const (&names)[N], const char *name, E *out) {
     for (size_t i = 0; i < N; ++i)
         if (name && strcasecmp(name, names[i]) == 0) {
             *out = E(i);
@@ -160,16 +176,23 @@ DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKerne
 
 } // namespace
 
-bool parse_sgemm_tile(const char *name, SgemmTile *out) { return parse_name(kSgemmTiles, name, out); }
-bool parse_dgemm_kernel(const char *name, DgemmKernel *out) { return parse_name(kDgemmKernels, name, out); }
-bool parse_sgemm_math(const char *name, SgemmMath *out) { return parse_name(kSgemmMaths, name, out); }
+bool parse_sgemm_tile(const char *name, SgemmTile *out) {
+    return parse_name(kSgemmTiles, name, out);
+}
+bool parse_dgemm_kernel(const char *name, DgemmKernel *out) {
+    return parse_name(kDgemmKernels, name, out);
+}
+bool parse_sgemm_math(const char *name, SgemmMath *out) {
+    return parse_name(kSgemmMaths, name, out);
+}
 bool parse_wgmma(const char *name, bool *out) {
     if (strcasecmp(name, "auto") == 0) return *out = true, true;
     if (strcasecmp(name, "off") == 0) return *out = false, true;
     return false;
 }
 bool use_wgmma(const DeviceInfo &dev, const KernelChoice &choice) {
-    return choice.math != SgemmMath::fp32 && choice.wgmma && wgmma_built() && dev.cc_major == 9 && dev.cc_minor == 0;
+    return choice.math != SgemmMath::fp32 && choice.wgmma && wgmma_built() && dev.cc_major == 9 &&
+           dev.cc_minor == 0;
 }
 bool parse_stream_k(const char *name, StreamK *out) {
     const char *const names[] = {"auto", "off", "on", "last"};
@@ -275,7 +298,8 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
         return plan;
     } else if (waves >= 1) {
         plan.dp_tiles = (waves - 1) * P, plan.sk_tiles = P + rest, blocks = P;
-    } else { // forced on a product of fewer tiles than multiprocessors: two spans for every three tiles
+    } else { // forced on a product of fewer tiles than multiprocessors: two spans for every three
+             // tiles
         plan.dp_tiles = 0, plan.sk_tiles = tiles, blocks = 2 * tiles / 3 > 1 ? 2 * tiles / 3 : 1;
     }
     plan.sk_iters = (plan.sk_tiles * steps + blocks - 1) / blocks;
@@ -295,21 +319,26 @@ const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 // shared-memory reads and the copies' addresses no longer fit 255 registers. The panel tiles
 // 64x256 and 256x64 have 8 warps of 64x32 (8x8 per thread, one block per SM): with 4 warps of
 // 64x64 each thread's share of the copies' addresses spilled.
-cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
-                         const KernelChoice &choice, const void *panels) {
-    if (use_wgmma(dev, choice)) return launch_wgmma_tf32(stream, p, choice.math == SgemmMath::tf32x3 ? 3 : 1, panels);
+cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
+                         GemmParams<float> p, const KernelChoice &choice, const void *panels) {
+    if (use_wgmma(dev, choice))
+        return launch_wgmma_tf32(stream, p, choice.math == SgemmMath::tf32x3 ? 3 : 1, panels);
     // The tensor-core paths (opt-in): 128×128 tiles, 2×4 warps of 64×32, one block per
     // multiprocessor; TF32 32-deep k steps in 3 stages, 3xTF32 16-deep (its sums restart from
     // zero every k tile) in 4.
     if (choice.math == SgemmMath::tf32) return tf32<128, 128, 32, 2, 4, 3, 1, 1>(stream, ta, tb, p);
-    if (choice.math == SgemmMath::tf32x3) return tf32<128, 128, 16, 2, 4, 4, 3, 1>(stream, ta, tb, p);
+    if (choice.math == SgemmMath::tf32x3)
+        return tf32<128, 128, 16, 2, 4, 4, 3, 1>(stream, ta, tb, p);
     switch (sgemm_tile(dev, p.m, p.n, choice.sgemm)) {
-    case SgemmTile::t128x128r1: return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 1>(stream, ta, tb, p);
+    case SgemmTile::t128x128r1:
+        return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t128x256: return simt<float, 128, 256, 8, 2, 4, 2, 4, 5, 1>(stream, ta, tb, p);
     case SgemmTile::t256x128:
-        if (p.sk_blocks > 0) return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1, true>(stream, ta, tb, p);
+        if (p.sk_blocks > 0)
+            return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1, true>(stream, ta, tb, p);
         return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
-    case SgemmTile::t128x128w4: return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
+    case SgemmTile::t128x128w4:
+        return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
     case SgemmTile::t64x64: return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t64x256: return simt<float, 64, 256, 16, 1, 8, 2, 2, 4, 1>(stream, ta, tb, p);
     case SgemmTile::t256x64: return simt<float, 256, 64, 16, 4, 2, 2, 2, 4, 1>(stream, ta, tb, p);
@@ -323,8 +352,8 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 // or k16 on sm_90, pairs of m8n8k4 on sm_80). 128×128 tiles: 2×4 warps of 64×32 with m16n8k4,
 // four 16-deep stages (128 KiB of shared memory, one block per SM); 64×64: 2×2 warps of 32×32
 // with m16n8k8, four stages (64 KiB, two blocks per SM).
-cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
-                         const KernelChoice &choice) {
+cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
+                         GemmParams<double> p, const KernelChoice &choice) {
     switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
     case DgemmKernel::simt: return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
     case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 4, 8>(stream, ta, tb, p);
@@ -338,7 +367,8 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                              const KernelChoice &choice) {
     if (elem_size == 4) {
-        if (use_wgmma(dev, choice)) return choice.math == SgemmMath::tf32 ? "tf32-wgmma-128x256" : "tf32x3-wgmma-128x128";
+        if (use_wgmma(dev, choice))
+            return choice.math == SgemmMath::tf32 ? "tf32-wgmma-128x256" : "tf32x3-wgmma-128x128";
         if (choice.math == SgemmMath::tf32) return "tf32-f32-128x128";
         if (choice.math == SgemmMath::tf32x3) return "tf32x3-f32-128x128";
         switch (sgemm_tile(dev, m, n, choice.sgemm)) {
@@ -371,34 +401,41 @@ cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C
     return cudaGetLastError();
 }
 
-template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan) {
+template <typename T>
+cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan) {
     // The tile, its k step and its walk of the one kernel with a stream-K form per type.
     constexpr int BM = sizeof(T) == 4 ? 256 : 128, BN = 128;
     constexpr int64_t BK = sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK;
     constexpr int64_t GROUP = sizeof(T) == 4 ? kTileGroupRows : kDmmaTileGroupRows;
-    if (plan.bm != BM || plan.bn != BN || p.sk_tiles > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    if (plan.bm != BM || plan.bn != BN || p.sk_tiles > 0x7fffffff)
+        return cudaErrorInvalidConfiguration;
     p.tiles_m = (p.m + BM - 1) / BM, p.tiles_n = (p.n + BN - 1) / BN;
-    stream_k_sum_kernel<T, BM, BN, GROUP, 256><<<unsigned(p.sk_tiles), 256, 0, stream>>>(p, (p.k + BK - 1) / BK);
+    stream_k_sum_kernel<T, BM, BN, GROUP, 256>
+        <<<unsigned(p.sk_tiles), 256, 0, stream>>>(p, (p.k + BK - 1) / BK);
     return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
-                             int64_t ldw, T beta, T *C, int64_t ldc) {
+cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha,
+                             const T *W, int64_t ldw, T beta, T *C, int64_t ldc) {
     const int64_t total = m * n;
     const int64_t blocks = total / 256 + 1 < 8192 ? total / 256 + 1 : 8192;
-    split_sum_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(slices, m, n, alpha, W, ldw, beta, C, ldc);
+    split_sum_kernel<T>
+        <<<unsigned(blocks), 256, 0, stream>>>(slices, m, n, alpha, W, ldw, beta, C, ldc);
     return cudaGetLastError();
 }
 
-template cudaError_t launch_split_sum<float>(cudaStream_t, int, int64_t, int64_t, float, const float *, int64_t,
-                                             float, float *, int64_t);
-template cudaError_t launch_split_sum<double>(cudaStream_t, int, int64_t, int64_t, double, const double *,
-                                              int64_t, double, double *, int64_t);
+template cudaError_t launch_split_sum<float>(cudaStream_t, int, int64_t, int64_t, float,
+                                             const float *, int64_t, float, float *, int64_t);
+template cudaError_t launch_split_sum<double>(cudaStream_t, int, int64_t, int64_t, double,
+                                              const double *, int64_t, double, double *, int64_t);
 
-template cudaError_t launch_stream_k_sum<float>(cudaStream_t, GemmParams<float>, const StreamKPlan &);
-template cudaError_t launch_stream_k_sum<double>(cudaStream_t, GemmParams<double>, const StreamKPlan &);
+template cudaError_t launch_stream_k_sum<float>(cudaStream_t, GemmParams<float>,
+                                                const StreamKPlan &);
+template cudaError_t launch_stream_k_sum<double>(cudaStream_t, GemmParams<double>,
+                                                 const StreamKPlan &);
 template cudaError_t launch_scale<float>(cudaStream_t, int64_t, int64_t, float, float *, int64_t);
-template cudaError_t launch_scale<double>(cudaStream_t, int64_t, int64_t, double, double *, int64_t);
+template cudaError_t launch_scale<double>(cudaStream_t, int64_t, int64_t, double, double *,
+                                          int64_t);
 
 } // namespace tessera::cuda

@@ -19,7 +19,17 @@ struct DeviceInfo {
 
 // Which kernels a process runs (gemm.cu reads TESSERA_CUDA_SGEMM, TESSERA_CUDA_DGEMM and
 // TESSERA_CUDA_MATH once): `automatic` picks by shape and device; a named tile runs every shape.
-enum class SgemmTile { automatic, t128x128, t128x128r1, t128x256, t256x128, t128x128w4, t64x64, t64x256, t256x64 };
+enum class SgemmTile {
+    automatic,
+    t128x128,
+    t128x128r1,
+    t128x256,
+    t256x128,
+    t128x128w4,
+    t64x64,
+    t64x256,
+    t256x64
+};
 enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
@@ -34,7 +44,7 @@ struct KernelChoice {
     SgemmTile sgemm = SgemmTile::automatic;
     DgemmKernel dgemm = DgemmKernel::automatic;
     SgemmMath math = SgemmMath::fp32;
-    int split_k = 0; // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..16 that many slices of k
+    int split_k = 0;   // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..16 that many slices of k
     bool wgmma = true; // TESSERA_CUDA_WGMMA=off: the TF32 modes on mma.sync even on sm_90
     StreamK stream_k = StreamK::automatic; // TESSERA_CUDA_STREAMK
 };
@@ -44,8 +54,8 @@ struct KernelChoice {
 bool parse_sgemm_tile(const char *name, SgemmTile *out);
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
 bool parse_sgemm_math(const char *name, SgemmMath *out);
-bool parse_split_k(const char *name, int *out); // "auto", "off", or 1..16
-bool parse_wgmma(const char *name, bool *out);   // "auto" (true) or "off"
+bool parse_split_k(const char *name, int *out);      // "auto", "off", or 1..16
+bool parse_wgmma(const char *name, bool *out);       // "auto" (true) or "off"
 bool parse_stream_k(const char *name, StreamK *out); // "auto", "off", "on"
 const char *sgemm_tile_names();
 const char *dgemm_kernel_names();
@@ -58,10 +68,11 @@ bool use_wgmma(const DeviceInfo &dev, const KernelChoice &choice);
 
 // C = alpha·op(A)·op(B) + beta·C with alpha != 0 and k > 0; all three on the device. Under
 // use_wgmma, `panels` holds the packed operands (p.A and p.B are not read); else it is unused.
-cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<float> p,
-                         const KernelChoice &choice, const void *panels = nullptr);
-cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb, GemmParams<double> p,
-                         const KernelChoice &choice);
+cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
+                         GemmParams<float> p, const KernelChoice &choice,
+                         const void *panels = nullptr);
+cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
+                         GemmParams<double> p, const KernelChoice &choice);
 // The block tile (bm × bn) of the kernel launch_sgemm / launch_dgemm runs for this shape, and
 // how many of its blocks a multiprocessor holds at once.
 struct KernelTile {
@@ -76,8 +87,8 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
 // C = alpha·Σ_s W_s + beta·C over `slices` slabs of W (m×n, leading dimension ldw, ldw·n
 // elements apart); beta == 0 never reads C.
 template <typename T>
-cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha, const T *W,
-                             int64_t ldw, T beta, T *C, int64_t ldc);
+cudaError_t launch_split_sum(cudaStream_t stream, int slices, int64_t m, int64_t n, T alpha,
+                             const T *W, int64_t ldw, T beta, T *C, int64_t ldc);
 // Stream-K: a grid of T tiles on P multiprocessors (one block each) runs in waves of P, the
 // last one only T mod P full. Instead, the first dp_tiles tiles go in a launch of their own,
 // and the rest (sk_tiles) as one run of k steps cut into sk_blocks equal spans, one block each
@@ -95,7 +106,8 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
 // After a stream-K launch (p as it was launched, after `plan`): each cut tile's pieces summed in
 // block order from p.sk_work, C = alpha·sum + beta·C there. A plan for another tile than the
 // stream-K kernel's is refused (cudaErrorInvalidConfiguration).
-template <typename T> cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan);
+template <typename T>
+cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan);
 
 // C = beta·C (beta == 0: zeros, C not read), for alpha == 0 or k == 0.
 template <typename T>

@@ -84,12 +84,13 @@ TESSERA_CUDA_ENTRY(const tessera::core::PluginHost *host, const char **why) {
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
     if (major < 8)
-        return refuse("CUDA device %d has compute capability %d.%d; this build needs 8.0 or later", device,
-                      major, minor);
+        return refuse("CUDA device %d has compute capability %d.%d; this build needs 8.0 or later",
+                      device, major, minor);
     {
         DeviceScope scope(device);
         if (scope.status() != cudaSuccess)
-            return refuse("cannot use CUDA device %d (%s)", device, cudaGetErrorString(scope.status()));
+            return refuse("cannot use CUDA device %d (%s)", device,
+                          cudaGetErrorString(scope.status()));
         if (init_shared_state(device) != TSR_SUCCESS)
             return refuse("cannot set up CUDA device %d (%s)", device, last_error());
     }

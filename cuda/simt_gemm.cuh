@@ -19,7 +19,8 @@ template <typename T> __device__ __forceinline__ void lds4(const T *p, T (&v)[4]
 }
 
 // G groups of four consecutive shared-memory elements, STEP elements apart, into out.
-template <int G, int STEP, typename T> __device__ __forceinline__ void lds_groups(const T *p, T (&out)[4 * G]) {
+template <int G, int STEP, typename T>
+__device__ __forceinline__ void lds_groups(const T *p, T (&out)[4 * G]) {
 #pragma unroll
     for (int g = 0; g < G; ++g) {
         T v[4];
@@ -62,8 +63,8 @@ template <typename T> __device__ __forceinline__ void stg4(T *p, const T (&v)[4]
 // and 16 columns apart, so that a warp's 16-byte shared-memory reads are contiguous (no bank
 // conflicts) and its stores to C are coalesced. Shared rows are padded by 16 bytes so that the
 // transposing copies of k-contiguous operands hit two banks at most.
-template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES, bool TA,
-          bool TB>
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
+          bool TA, bool TB>
 __device__ __forceinline__ void simt_tile(const GemmParams<T> &p, int64_t m0, int64_t n0, T *smem,
                                           T (&acc)[GM * 4][GN * 4]) {
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
@@ -77,8 +78,8 @@ __device__ __forceinline__ void simt_tile(const GemmParams<T> &p, int64_t m0, in
     const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
     const int lm = (lane % 8) * 4, ln = (lane / 8) * 4;
 
-    // op(A) is m×k: not transposed it runs along m (CONTIG_MN); op(B) is k×n: transposed it runs along n.
-    // Blocks wholly inside the matrix copy full k tiles with precomputed addresses.
+    // op(A) is m×k: not transposed it runs along m (CONTIG_MN); op(B) is k×n: transposed it runs
+    // along n. Blocks wholly inside the matrix copy full k tiles with precomputed addresses.
     using CopyA = TileCopier<T, BM, BK, LDA, THREADS, TA ? Copy::elem_k : Copy::contig_mn>;
     using CopyB = TileCopier<T, BN, BK, LDB, THREADS, TB ? Copy::contig_mn : Copy::elem_k>;
     CopyA copy_a(p.A, p.lda, m0, 0);
@@ -182,7 +183,8 @@ __device__ __forceinline__ void simt_store(const GemmParams<T> &p, int64_t m0, i
                             old[0] = x.x, old[1] = x.y, old[2] = y.x, old[3] = y.y;
                         }
 #pragma unroll
-                        for (int r = 0; r < 4; ++r) out[r] = p.alpha * acc[g * 4 + r][h * 4 + c] + p.beta * old[r];
+                        for (int r = 0; r < 4; ++r)
+                            out[r] = p.alpha * acc[g * 4 + r][h * 4 + c] + p.beta * old[r];
                     } else {
 #pragma unroll
                         for (int r = 0; r < 4; ++r) out[r] = p.alpha * acc[g * 4 + r][h * 4 + c];
@@ -214,7 +216,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
         int64_t tm, tn;
         tile_of_block(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
         T acc[GM * 4][GN * 4];
-        simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(p, tm * BM, tn * BN, smem, acc);
+        simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(p, tm * BM, tn * BN,
+                                                                           smem, acc);
         simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc);
     } else {
         const int64_t steps = (whole.k + BK - 1) / BK;
@@ -223,14 +226,16 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
             StreamKUnit u = stream_k_unit(whole, steps, int(blockIdx.x), i);
             tile_of_block(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
             T acc[GM * 4][GN * 4];
-            simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(k_range<T, TA, TB, BK>(whole, u),
-                                                                              tm * BM, tn * BN, smem, acc);
+            simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(
+                k_range<T, TA, TB, BK>(whole, u), tm * BM, tn * BN, smem, acc);
             u = stream_k_unit(whole, (whole.k + BK - 1) / BK, int(blockIdx.x), opaque(i));
             tile_of_block(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n, tm, tn);
             const bool cut = u.cut();
-            simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(cut ? stream_k_slot(whole, u, BM, BN) : whole,
-                                                            cut ? 0 : tm * BM, cut ? 0 : tn * BN, acc);
-            __syncthreads(); // the next stretch's copies go into stages this one's warps may still read
+            simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(
+                cut ? stream_k_slot(whole, u, BM, BN) : whole, cut ? 0 : tm * BM, cut ? 0 : tn * BN,
+                acc);
+            __syncthreads(); // the next stretch's copies go into stages this one's warps may still
+                             // read
         });
     }
 }

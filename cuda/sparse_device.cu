@@ -73,7 +73,8 @@ void free_from(DeviceMatrix &m, size_t mark) {
 
 tsr_status check_blocks(int64_t blocks) {
     if (blocks <= INT_MAX) return TSR_SUCCESS;
-    return fail(TSR_ERR_NOT_SUPPORTED, "the sparse matrix needs %lld thread blocks, more than a CUDA grid holds",
+    return fail(TSR_ERR_NOT_SUPPORTED,
+                "the sparse matrix needs %lld thread blocks, more than a CUDA grid holds",
                 (long long)blocks);
 }
 
@@ -107,23 +108,27 @@ const TilesConfig &tiles_env() {
 // it cannot be made: no rows, out of host or device memory, too many blocks, R beyond the
 // shared memory. Other errors are returned.
 template <typename V, typename I>
-tsr_status upload_tiles(Copier &c, const sparse::CsrRef<V, I> &a, int threads, DeviceCsr &d, bool *built) {
+tsr_status upload_tiles(Copier &c, const sparse::CsrRef<V, I> &a, int threads, DeviceCsr &d,
+                        bool *built) {
     *built = false;
     if (a.rows == 0) return TSR_SUCCESS;
     TilesConfig config = tiles_env();
     int optin = 0;
-    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.s.dev.ordinal) != cudaSuccess) {
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.s.dev.ordinal) !=
+        cudaSuccess) {
         (void)cudaGetLastError();
         optin = 48 * 1024;
     }
     // The kernel's own shared memory (the chunks' warp sums) is at most 16 doubles.
-    const int64_t most = std::min<int64_t>(kTileMaxRows, (int64_t(optin) - 256) / int64_t(sizeof(V)));
+    const int64_t most =
+        std::min<int64_t>(kTileMaxRows, (int64_t(optin) - 256) / int64_t(sizeof(V)));
     if (config.tile_rows == 0) config.tile_rows = kTileSharedBytes / int64_t(sizeof(V));
     config.tile_rows = std::min(config.tile_rows, most);
     // Blocks resident at once: kTilesPerSm per multiprocessor, fewer where R's sums fill its
     // shared memory (1 KiB of it reserved per block).
     int per_sm = 0;
-    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, c.s.dev.ordinal) != cudaSuccess) {
+    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                               c.s.dev.ordinal) != cudaSuccess) {
         (void)cudaGetLastError();
         per_sm = optin;
     }
@@ -131,7 +136,8 @@ tsr_status upload_tiles(Copier &c, const sparse::CsrRef<V, I> &a, int threads, D
     config.min_tiles = std::max<int64_t>(1, std::min<int64_t>(kTilesPerSm, fit)) * c.s.dev.sm_count;
     TileLayout<V, I> t;
     try {
-        if (!build_tiles(a.rows, a.cols, a.row_ptr.data(), a.col.data(), a.val.data(), config, threads, &t))
+        if (!build_tiles(a.rows, a.cols, a.row_ptr.data(), a.col.data(), a.val.data(), config,
+                         threads, &t))
             return TSR_SUCCESS;
     } catch (const std::bad_alloc &) {
         return TSR_SUCCESS;
@@ -146,12 +152,15 @@ tsr_status upload_tiles(Copier &c, const sparse::CsrRef<V, I> &a, int threads, D
     const void *p = nullptr;
     tsr_status st = c.put(t.tile_start, &p);
     dt.tile_start = static_cast<const int64_t *>(p);
-    if (st == TSR_SUCCESS) st = c.put(t.tile_end, &p), dt.tile_end = static_cast<const int64_t *>(p);
+    if (st == TSR_SUCCESS)
+        st = c.put(t.tile_end, &p), dt.tile_end = static_cast<const int64_t *>(p);
     if (st == TSR_SUCCESS) st = c.put(t.col, &dt.col);
     if (st == TSR_SUCCESS) st = c.put(t.lrow, &p), dt.lrow = static_cast<const uint16_t *>(p);
     if (st == TSR_SUCCESS) st = c.put(t.val, &dt.val);
-    if (st == TSR_SUCCESS) st = c.put(t.long_tiles, &p), dt.long_tile = static_cast<const LongTile *>(p);
-    if (st == TSR_SUCCESS) st = c.put(t.long_rows, &p), dt.long_row = static_cast<const int64_t *>(p);
+    if (st == TSR_SUCCESS)
+        st = c.put(t.long_tiles, &p), dt.long_tile = static_cast<const LongTile *>(p);
+    if (st == TSR_SUCCESS)
+        st = c.put(t.long_rows, &p), dt.long_row = static_cast<const int64_t *>(p);
     if (st != TSR_SUCCESS) {
         dt = DeviceTiles{};
         if (st != TSR_ERR_OUT_OF_MEMORY) return st;
@@ -170,8 +179,8 @@ tsr_status upload_tiles(Copier &c, const sparse::CsrRef<V, I> &a, int threads, D
 
 // `kernel` on `a`; gpu_tiles falls back to `fallback` where its layout cannot be made.
 template <typename V, typename I>
-tsr_status upload_csr(Copier &c, const sparse::CsrRef<V, I> &a, CsrKernel kernel, CsrKernel fallback,
-                      int threads, DeviceCsr &d) {
+tsr_status upload_csr(Copier &c, const sparse::CsrRef<V, I> &a, CsrKernel kernel,
+                      CsrKernel fallback, int threads, DeviceCsr &d) {
     d.rows = a.rows;
     d.cols = a.cols;
     d.nnz = a.nnz();
@@ -219,7 +228,8 @@ tsr_status upload_coo(Copier &c, const core::CooView &a, bool list_empty_rows, D
     return TSR_SUCCESS;
 }
 
-template <typename V, typename I> tsr_status upload_ell(Copier &c, const core::EllView &a, DeviceEll &d) {
+template <typename V, typename I>
+tsr_status upload_ell(Copier &c, const core::EllView &a, DeviceEll &d) {
     d.rows = a.rows;
     d.cols = a.cols;
     d.width = a.width;
@@ -259,7 +269,10 @@ bool forced_csr_kernel(CsrKernel *out) {
             {"merge", CsrKernel::merge},     {"tiles", CsrKernel::tiles}};
         for (const auto &[name, kernel] : names)
             if (std::strcmp(v, name) == 0) return int(kernel);
-        std::fprintf(stderr, "tessera: ignoring TESSERA_CUDA_CSR_KERNEL=%.64s (rows, lanes2..lanes32, merge or tiles)\n", v);
+        std::fprintf(stderr,
+                     "tessera: ignoring TESSERA_CUDA_CSR_KERNEL=%.64s (rows, lanes2..lanes32, "
+                     "merge or tiles)\n",
+                     v);
         return -1;
     }();
     if (forced >= 0) *out = CsrKernel(forced);
@@ -269,7 +282,8 @@ bool forced_csr_kernel(CsrKernel *out) {
 // The plan's kernel (or the GPU rule's); without gpu_tiles where `allow_tiles` is false.
 CsrKernel plan_csr_kernel(const core::SparseView &t, bool allow_tiles) {
     const auto planned = CsrKernel(t.kernel);
-    if (t.plan_by == core::kPlanByGpu && (allow_tiles || planned != CsrKernel::tiles)) return planned;
+    if (t.plan_by == core::kPlanByGpu && (allow_tiles || planned != CsrKernel::tiles))
+        return planned;
     const sparse::Structure *s = t.has_structure ? &t.structure : nullptr;
     return allow_tiles ? gpu_csr_kernel(t.rows, s) : gpu_csr_kernel(t.rows, s, false);
 }
@@ -288,7 +302,8 @@ template <typename V, typename I> sparse::CsrRef<V, I> csr_of(const core::CsrVie
             {static_cast<const V *>(a.val), a.nnz}};
 }
 
-template <typename V, typename I> tsr_status upload(Copier &c, const core::SparseView &t, int threads) {
+template <typename V, typename I>
+tsr_status upload(Copier &c, const core::SparseView &t, int threads) {
     DeviceMatrix &m = c.m;
     m.value_bytes = int(sizeof(V));
     m.index_bytes = int(sizeof(I));
@@ -305,21 +320,23 @@ template <typename V, typename I> tsr_status upload(Copier &c, const core::Spars
         return upload_coo<V, I>(c, t.hyb_tail, false, m.hyb_tail);
     default:
         m.format = TSR_FORMAT_CSR;
-        return upload_csr(c, csr_of<V, I>(t.csr), csr_kernel(t), plan_csr_kernel(t, false), threads, m.csr);
+        return upload_csr(c, csr_of<V, I>(t.csr), csr_kernel(t), plan_csr_kernel(t, false), threads,
+                          m.csr);
     }
 }
 
 // Calls f(V{}, I{}) for the view's value and index types.
 template <typename F> tsr_status with_types(const core::SparseView &t, F &&f) {
-    if (t.value_bytes == 4) return t.index_bytes == 4 ? f(float{}, int32_t{}) : f(float{}, int64_t{});
+    if (t.value_bytes == 4)
+        return t.index_bytes == 4 ? f(float{}, int32_t{}) : f(float{}, int64_t{});
     return t.index_bytes == 4 ? f(double{}, int32_t{}) : f(double{}, int64_t{});
 }
 
 } // namespace
 
 void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a) {
-    const sparse::Plan p = plan_format(q->structure, tsr_format(q->requested), size_t(q->value_bytes),
-                                       size_t(q->index_bytes));
+    const sparse::Plan p = plan_format(q->structure, tsr_format(q->requested),
+                                       size_t(q->value_bytes), size_t(q->index_bytes));
     a->format = p.format;
     a->by = core::kPlanByGpu;
     a->kernel = p.kernel;
@@ -334,14 +351,17 @@ const char *sparse_kernel_name(const core::SparseView *A) {
 tsr_status prepare_matrix(State &s, const core::SparseView &A, int threads, DeviceMatrix **out) {
     *out = nullptr;
     std::unique_ptr<DeviceMatrix> m(new (std::nothrow) DeviceMatrix);
-    if (!m) return fail(TSR_ERR_OUT_OF_MEMORY, "cannot allocate the device copy of a sparse matrix");
+    if (!m)
+        return fail(TSR_ERR_OUT_OF_MEMORY, "cannot allocate the device copy of a sparse matrix");
     m->device = s.dev.ordinal;
     Copier c{s, *m};
     tsr_status st;
     try {
-        st = with_types(A, [&](auto v, auto i) { return upload<decltype(v), decltype(i)>(c, A, threads); });
+        st = with_types(
+            A, [&](auto v, auto i) { return upload<decltype(v), decltype(i)>(c, A, threads); });
     } catch (const std::bad_alloc &) {
-        st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while copying a sparse matrix to the device");
+        st = fail(TSR_ERR_OUT_OF_MEMORY,
+                  "out of host memory while copying a sparse matrix to the device");
     }
     if (st != TSR_SUCCESS) {
         release_matrix(m.release());
@@ -351,7 +371,8 @@ tsr_status prepare_matrix(State &s, const core::SparseView &A, int threads, Devi
     return TSR_SUCCESS;
 }
 
-tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m, const DeviceCsr **out) {
+tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
+                      const DeviceCsr **out) {
     std::lock_guard<std::mutex> guard(m.transpose_lock);
     if (!m.has_transpose) {
         const size_t mark = m.allocations.size();
@@ -368,7 +389,8 @@ tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMa
                 return upload_csr(c, sparse::ref(at), k, k, threads, m.transpose);
             });
         } catch (const std::bad_alloc &) {
-            st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while transposing a sparse matrix");
+            st =
+                fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while transposing a sparse matrix");
         }
         if (st != TSR_SUCCESS) {
             free_from(m, mark);

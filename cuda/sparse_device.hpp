@@ -19,8 +19,9 @@ namespace tessera::cuda {
 // gpu_tiles (spmv_tiles.hpp): the tiles' entries, the long tiles and the long rows.
 struct DeviceTiles {
     int64_t tile_rows = 0, slabs = 1, tiles = 0, long_tiles = 0;
-    const int64_t *tile_start = nullptr, *tile_end = nullptr; // the row blocks' tiles, then the long tiles
-    const void *col = nullptr; // I
+    const int64_t *tile_start = nullptr,
+                  *tile_end = nullptr; // the row blocks' tiles, then the long tiles
+    const void *col = nullptr;         // I
     const uint16_t *lrow = nullptr;
     const void *val = nullptr; // V
     const LongTile *long_tile = nullptr;
@@ -87,7 +88,8 @@ void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a);
 const char *sparse_kernel_name(const core::SparseView *A);
 
 // The device CSR of Aᵀ, built on the host (with `threads` threads) and copied on first need.
-tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m, const DeviceCsr **out);
+tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
+                      const DeviceCsr **out);
 
 // Frees every device array of `m`, then `m`.
 void release_matrix(DeviceMatrix *m);

@@ -13,16 +13,19 @@ constexpr int kRowThreads = 256;
 
 template <typename V, typename I>
 __global__ void __launch_bounds__(kRowThreads)
-    csr_rows(int64_t rows, const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
-             const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+    csr_rows(int64_t rows, const I *__restrict__ rp, const I *__restrict__ col,
+             const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta,
+             V *__restrict__ y) {
     const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
     if (i >= rows) return;
     const int64_t end = ld_ro(rp + i + 1);
     int64_t p = ld_ro(rp + i);
     V s0 = V(0), s1 = V(0), s2 = V(0), s3 = V(0);
     for (; p + 4 <= end; p += 4) { // four gathers in flight
-        const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + 1), c2 = ld_ro(col + p + 2), c3 = ld_ro(col + p + 3);
-        const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + 1), a2 = ld_ro(val + p + 2), a3 = ld_ro(val + p + 3);
+        const I c0 = ld_ro(col + p), c1 = ld_ro(col + p + 1), c2 = ld_ro(col + p + 2),
+                c3 = ld_ro(col + p + 3);
+        const V a0 = ld_ro(val + p), a1 = ld_ro(val + p + 1), a2 = ld_ro(val + p + 2),
+                a3 = ld_ro(val + p + 3);
         const V x0 = ld_ro(x + c0), x1 = ld_ro(x + c1), x2 = ld_ro(x + c2), x3 = ld_ro(x + c3);
         s0 += a0 * x0;
         s1 += a1 * x1;
@@ -47,8 +50,9 @@ __global__ void __launch_bounds__(kRowThreads)
 // in flight; the lanes' sums meet by shuffles.
 template <typename V, typename I, int L>
 __global__ void __launch_bounds__(kRowThreads)
-    csr_lanes(int64_t rows, const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
-              const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+    csr_lanes(int64_t rows, const I *__restrict__ rp, const I *__restrict__ col,
+              const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta,
+              V *__restrict__ y) {
     const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
     const int64_t i = t / L;
     const int lane = int(t % L);
@@ -77,8 +81,9 @@ __global__ void __launch_bounds__(kRowThreads)
 template <typename V, typename I>
 __global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
     csr_merge(const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
-              const I *__restrict__ start_row, const I *__restrict__ start_nz, const V *__restrict__ x, V alpha,
-              V beta, V *__restrict__ y, V *__restrict__ tail, V *__restrict__ head) {
+              const I *__restrict__ start_row, const I *__restrict__ start_nz,
+              const V *__restrict__ x, V alpha, V beta, V *__restrict__ y, V *__restrict__ tail,
+              V *__restrict__ head) {
     constexpr int T = kBalancedThreads, IPT = kBalancedItemsPerThread, ITEMS = kBalancedItems;
     using Scan = SegmentedScan<V, T>;
     __shared__ V prod[ITEMS];   // the block's products a_ij·x_j, in entry order
@@ -141,7 +146,8 @@ cudaError_t lanes(const DeviceCsr &a, const I *rp, const I *col, const V *val, c
     unsigned blocks;
     if (cudaError_t e = grid_for(a.rows * L, kRowThreads, &blocks); e != cudaSuccess) return e;
     if (blocks == 0) return cudaSuccess;
-    csr_lanes<V, I, L><<<blocks, kRowThreads, 0, stream>>>(a.rows, rp, col, val, v.x, v.alpha, v.beta, v.y);
+    csr_lanes<V, I, L>
+        <<<blocks, kRowThreads, 0, stream>>>(a.rows, rp, col, val, v.x, v.alpha, v.beta, v.y);
     return cudaGetLastError();
 }
 
@@ -159,8 +165,8 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
         if (a.blocks == 0) return cudaSuccess;
         V *tail = carries, *head = carries + a.blocks;
         csr_merge<V, I><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
-            rp, col, val, static_cast<const I *>(a.start_row), static_cast<const I *>(a.start_nz), v.x, v.alpha,
-            v.beta, v.y, tail, head);
+            rp, col, val, static_cast<const I *>(a.start_row), static_cast<const I *>(a.start_nz),
+            v.x, v.alpha, v.beta, v.y, tail, head);
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
         return launch_fix<V>(a.crossings, a.crossing, tail, head, v.alpha, v.beta, v.y, stream);
     }
@@ -173,13 +179,16 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
         unsigned blocks;
         if (cudaError_t e = grid_for(a.rows, kRowThreads, &blocks); e != cudaSuccess) return e;
         if (blocks == 0) return cudaSuccess;
-        csr_rows<V, I><<<blocks, kRowThreads, 0, stream>>>(a.rows, rp, col, val, v.x, v.alpha, v.beta, v.y);
+        csr_rows<V, I>
+            <<<blocks, kRowThreads, 0, stream>>>(a.rows, rp, col, val, v.x, v.alpha, v.beta, v.y);
         return cudaGetLastError();
     }
     }
 }
 
-#define TSR_CSR(V, I) template cudaError_t csr_product<V, I>(const DeviceCsr &, const Vectors<V> &, V *, cudaStream_t);
+#define TSR_CSR(V, I)                                                                              \
+    template cudaError_t csr_product<V, I>(const DeviceCsr &, const Vectors<V> &, V *,             \
+                                           cudaStream_t);
 TSR_CSR(float, int32_t)
 TSR_CSR(float, int64_t)
 TSR_CSR(double, int32_t)

@@ -24,13 +24,13 @@ __device__ __forceinline__ int64_t ld_stream(const int64_t *p) {
 __device__ __forceinline__ float ld_ro(const float *p) { return __ldg(p); }
 __device__ __forceinline__ double ld_ro(const double *p) { return __ldg(p); }
 __device__ __forceinline__ int32_t ld_ro(const int32_t *p) { return __ldg(p); }
-__device__ __forceinline__ int64_t ld_ro(const int64_t *p) { return __ldg(reinterpret_cast<const long long *>(p)); }
+__device__ __forceinline__ int64_t ld_ro(const int64_t *p) {
+    return __ldg(reinterpret_cast<const long long *>(p));
+}
 
 // N consecutive elements in one (or, for 32 bytes, two) 128-bit loads; p must be aligned to
 // N·sizeof(T) (ELL and DIA strides are multiples of 16 rows, and cudaMalloc aligns to 256).
-template <typename T, int N> struct Pack {
-    T v[N];
-};
+template <typename T, int N> struct Pack { T v[N]; };
 template <typename T, int N> __device__ __forceinline__ Pack<T, N> ld_stream_pack(const T *p) {
     constexpr int bytes = int(sizeof(T)) * N;
     Pack<T, N> out;
@@ -61,7 +61,8 @@ template <typename V> inline constexpr int kRowsPerThread = 16 / int(sizeof(V));
 // store (every gather in flight at once), and stores prod[k] = val·x[col] for k < count.
 template <typename V, typename I, int T, int IPT>
 __device__ __forceinline__ void stage_products(const I *__restrict__ col, const V *__restrict__ val,
-                                               const V *__restrict__ x, int64_t n0, int count, V *prod) {
+                                               const V *__restrict__ x, int64_t n0, int count,
+                                               V *prod) {
     const int tid = threadIdx.x;
     I c[IPT];
     V a[IPT];
@@ -86,7 +87,8 @@ __device__ __forceinline__ void stage_products(const I *__restrict__ col, const 
 }
 
 // y[i] = alpha·sum + beta·y[i]; y[i] is not read when beta == 0.
-template <typename V> __device__ __forceinline__ void store_y(V *y, int64_t i, V alpha, V sum, V beta) {
+template <typename V>
+__device__ __forceinline__ void store_y(V *y, int64_t i, V alpha, V sum, V beta) {
     if (beta == V(0)) y[i] = alpha * sum;
     else y[i] = alpha * sum + beta * y[i];
 }
@@ -104,7 +106,8 @@ template <typename V, int THREADS> struct SegmentedScan {
         int flag[kWarps];
     };
 
-    __device__ static void run(Shared &sh, int flag, V value, int &ex_flag, V &ex_value, V &inc_value) {
+    __device__ static void run(Shared &sh, int flag, V value, int &ex_flag, V &ex_value,
+                               V &inc_value) {
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         int f = flag;
         V v = value;
@@ -156,12 +159,13 @@ __global__ void __launch_bounds__(kFixThreads)
 }
 
 template <typename V>
-cudaError_t launch_fix(int64_t n, const CrossingRow *list, const V *tail, const V *head, V alpha, V beta, V *y,
-                       cudaStream_t stream) {
+cudaError_t launch_fix(int64_t n, const CrossingRow *list, const V *tail, const V *head, V alpha,
+                       V beta, V *y, cudaStream_t stream) {
     if (n == 0) return cudaSuccess;
     const int64_t blocks = (n * 32 + kFixThreads - 1) / kFixThreads;
     if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    fix_crossing_rows<V><<<unsigned(blocks), kFixThreads, 0, stream>>>(n, list, tail, head, alpha, beta, y);
+    fix_crossing_rows<V>
+        <<<unsigned(blocks), kFixThreads, 0, stream>>>(n, list, tail, head, alpha, beta, y);
     return cudaGetLastError();
 }
 

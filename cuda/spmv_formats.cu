@@ -18,7 +18,8 @@ constexpr int kThreads = 256;
 template <typename V, typename I>
 __global__ void __launch_bounds__(kThreads)
     ell_rows(int64_t rows, int64_t stride, const I *__restrict__ len, const I *__restrict__ col,
-             const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+             const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta,
+             V *__restrict__ y) {
     constexpr int R = kRowsPerThread<V>;
     const int64_t i0 = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) * R;
     if (i0 >= rows) return;
@@ -47,8 +48,9 @@ __global__ void __launch_bounds__(kThreads)
 // values (the fill) are skipped, never multiplied, so a NaN of x stays in its own rows.
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
-    dia_rows(int64_t rows, int64_t cols, int64_t ndiag, int64_t stride, const int64_t *__restrict__ offset,
-             const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+    dia_rows(int64_t rows, int64_t cols, int64_t ndiag, int64_t stride,
+             const int64_t *__restrict__ offset, const V *__restrict__ val, const V *__restrict__ x,
+             V alpha, V beta, V *__restrict__ y) {
     constexpr int R = kRowsPerThread<V>;
     const int64_t i0 = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) * R;
     if (i0 >= rows) return;
@@ -72,8 +74,9 @@ __global__ void __launch_bounds__(kThreads)
 // DIA transposed: output j gathers A(j - offset[d], j) = val[d·stride + j - offset[d]].
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
-    dia_cols(int64_t rows, int64_t cols, int64_t ndiag, int64_t stride, const int64_t *__restrict__ offset,
-             const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+    dia_cols(int64_t rows, int64_t cols, int64_t ndiag, int64_t stride,
+             const int64_t *__restrict__ offset, const V *__restrict__ val, const V *__restrict__ x,
+             V alpha, V beta, V *__restrict__ y) {
     const int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
     if (j >= cols) return;
     V sum = V(0);
@@ -90,9 +93,9 @@ __global__ void __launch_bounds__(kThreads)
 // the row still open at its end to tail[b].
 template <typename V, typename I>
 __global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
-    coo_blocks(int64_t nnz, const I *__restrict__ row, const I *__restrict__ col, const V *__restrict__ val,
-               const V *__restrict__ x, V alpha, V beta, V *__restrict__ y, V *__restrict__ tail,
-               V *__restrict__ head) {
+    coo_blocks(int64_t nnz, const I *__restrict__ row, const I *__restrict__ col,
+               const V *__restrict__ val, const V *__restrict__ x, V alpha, V beta,
+               V *__restrict__ y, V *__restrict__ tail, V *__restrict__ head) {
     constexpr int T = kBalancedThreads, IPT = kBalancedItemsPerThread, ITEMS = kBalancedItems;
     using Scan = SegmentedScan<V, T>;
     __shared__ V prod[ITEMS];
@@ -143,8 +146,10 @@ __global__ void __launch_bounds__(kThreads)
     y[i] = beta == V(0) ? V(0) : beta * y[i];
 }
 
-template <typename V> __global__ void __launch_bounds__(kThreads) scale(int64_t n, V beta, V *__restrict__ y) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+template <typename V>
+__global__ void __launch_bounds__(kThreads) scale(int64_t n, V beta, V *__restrict__ y) {
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+         i += int64_t(gridDim.x) * blockDim.x)
         y[i] = beta == V(0) ? V(0) : beta * y[i];
 }
 
@@ -157,9 +162,9 @@ cudaError_t ell_product(const DeviceEll &a, const Vectors<V> &v, cudaStream_t st
     const int64_t threads = (a.rows + kRowsPerThread<V> - 1) / kRowsPerThread<V>;
     if (cudaError_t e = grid_for(threads, kThreads, &blocks); e != cudaSuccess) return e;
     if (blocks == 0) return cudaSuccess;
-    ell_rows<V, I><<<blocks, kThreads, 0, stream>>>(a.rows, a.stride, static_cast<const I *>(a.len),
-                                                    static_cast<const I *>(a.col), static_cast<const V *>(a.val),
-                                                    v.x, v.alpha, v.beta, v.y);
+    ell_rows<V, I><<<blocks, kThreads, 0, stream>>>(
+        a.rows, a.stride, static_cast<const I *>(a.len), static_cast<const I *>(a.col),
+        static_cast<const V *>(a.val), v.x, v.alpha, v.beta, v.y);
     return cudaGetLastError();
 }
 
@@ -171,15 +176,15 @@ cudaError_t dia_product(const DeviceDia &a, bool trans, const Vectors<V> &v, cud
     if (trans) {
         if (cudaError_t e = grid_for(a.cols, kThreads, &blocks); e != cudaSuccess) return e;
         if (blocks == 0) return cudaSuccess;
-        dia_cols<V><<<blocks, kThreads, 0, stream>>>(a.rows, a.cols, a.ndiag, a.stride, a.offset, val, v.x, v.alpha,
-                                                     v.beta, v.y);
+        dia_cols<V><<<blocks, kThreads, 0, stream>>>(a.rows, a.cols, a.ndiag, a.stride, a.offset,
+                                                     val, v.x, v.alpha, v.beta, v.y);
         return cudaGetLastError();
     }
     const int64_t threads = (a.rows + kRowsPerThread<V> - 1) / kRowsPerThread<V>;
     if (cudaError_t e = grid_for(threads, kThreads, &blocks); e != cudaSuccess) return e;
     if (blocks == 0) return cudaSuccess;
-    dia_rows<V><<<blocks, kThreads, 0, stream>>>(a.rows, a.cols, a.ndiag, a.stride, a.offset, val, v.x, v.alpha,
-                                                 v.beta, v.y);
+    dia_rows<V><<<blocks, kThreads, 0, stream>>>(a.rows, a.cols, a.ndiag, a.stride, a.offset, val,
+                                                 v.x, v.alpha, v.beta, v.y);
     return cudaGetLastError();
 }
 
@@ -189,21 +194,23 @@ cudaError_t coo_product(const DeviceCoo &a, const Vectors<V> &v, V *carries, cud
     if (a.empty > 0 && v.beta != V(1)) {
         unsigned blocks;
         if (cudaError_t e = grid_for(a.empty, kThreads, &blocks); e != cudaSuccess) return e;
-        scale_rows<V, I><<<blocks, kThreads, 0, stream>>>(a.empty, static_cast<const I *>(a.empty_rows), v.beta, v.y);
+        scale_rows<V, I><<<blocks, kThreads, 0, stream>>>(
+            a.empty, static_cast<const I *>(a.empty_rows), v.beta, v.y);
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
     if (a.blocks == 0) return cudaSuccess;
     V *tail = carries, *head = carries + a.blocks;
     coo_blocks<V, I><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
-        a.nnz, static_cast<const I *>(a.row), static_cast<const I *>(a.col), static_cast<const V *>(a.val), v.x,
-        v.alpha, v.beta, v.y, tail, head);
+        a.nnz, static_cast<const I *>(a.row), static_cast<const I *>(a.col),
+        static_cast<const V *>(a.val), v.x, v.alpha, v.beta, v.y, tail, head);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     return launch_fix<V>(a.crossings, a.crossing, tail, head, v.alpha, v.beta, v.y, stream);
 }
 
 template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStream_t stream) {
     if (n <= 0) return cudaSuccess;
-    if (beta == V(0)) return cudaMemsetAsync(y, 0, size_t(n) * sizeof(V), stream); // +0.0 in either type
+    if (beta == V(0))
+        return cudaMemsetAsync(y, 0, size_t(n) * sizeof(V), stream); // +0.0 in either type
     const int64_t blocks = std::min<int64_t>((n + spmv::kThreads - 1) / spmv::kThreads, 65536);
     spmv::scale<V><<<unsigned(blocks), spmv::kThreads, 0, stream>>>(n, beta, y);
     return cudaGetLastError();
@@ -211,14 +218,17 @@ template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStre
 
 #define TSR_FORMATS(V, I)                                                                          \
     template cudaError_t ell_product<V, I>(const DeviceEll &, const Vectors<V> &, cudaStream_t);   \
-    template cudaError_t coo_product<V, I>(const DeviceCoo &, const Vectors<V> &, V *, cudaStream_t);
+    template cudaError_t coo_product<V, I>(const DeviceCoo &, const Vectors<V> &, V *,             \
+                                           cudaStream_t);
 TSR_FORMATS(float, int32_t)
 TSR_FORMATS(float, int64_t)
 TSR_FORMATS(double, int32_t)
 TSR_FORMATS(double, int64_t)
 #undef TSR_FORMATS
-template cudaError_t dia_product<float>(const DeviceDia &, bool, const Vectors<float> &, cudaStream_t);
-template cudaError_t dia_product<double>(const DeviceDia &, bool, const Vectors<double> &, cudaStream_t);
+template cudaError_t dia_product<float>(const DeviceDia &, bool, const Vectors<float> &,
+                                        cudaStream_t);
+template cudaError_t dia_product<double>(const DeviceDia &, bool, const Vectors<double> &,
+                                         cudaStream_t);
 template cudaError_t scale_vector<float>(int64_t, float, float *, cudaStream_t);
 template cudaError_t scale_vector<double>(int64_t, double, double *, cudaStream_t);
 

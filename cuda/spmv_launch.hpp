@@ -32,9 +32,11 @@ template <typename V, typename I> cudaError_t tiles_allow_shared(size_t bytes);
 // are set to beta·y from the list of empty rows.
 template <typename V, typename I>
 cudaError_t coo_product(const DeviceCoo &a, const Vectors<V> &v, V *carries, cudaStream_t stream);
-template <typename V, typename I> cudaError_t ell_product(const DeviceEll &a, const Vectors<V> &v, cudaStream_t stream);
+template <typename V, typename I>
+cudaError_t ell_product(const DeviceEll &a, const Vectors<V> &v, cudaStream_t stream);
 // trans: y = alpha·Aᵀ·x + beta·y, read along the same diagonals.
-template <typename V> cudaError_t dia_product(const DeviceDia &a, bool trans, const Vectors<V> &v, cudaStream_t stream);
+template <typename V>
+cudaError_t dia_product(const DeviceDia &a, bool trans, const Vectors<V> &v, cudaStream_t stream);
 // y = beta·y over n entries (alpha == 0: neither A nor x is read); beta == 0 zeroes y without
 // reading it.
 template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStream_t stream);

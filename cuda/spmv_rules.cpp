@@ -67,18 +67,22 @@ Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, s
 
     if (r.nnz <= kGpuSmallNnz) {
         const CsrKernel k = gpu_csr_kernel(r, &s);
-        return decide(TSR_FORMAT_CSR, "small (%lld entries, rows mean %.1f, max %lld): CSR, %s (launches decide: HYB takes three)",
+        return decide(TSR_FORMAT_CSR,
+                      "small (%lld entries, rows mean %.1f, max %lld): CSR, %s (launches decide: "
+                      "HYB takes three)",
                       (long long)r.nnz, r.mean, (long long)r.max_len, csr_kernel_words(k));
     }
 
     if (sparse::dia_pays(s, m))
-        return decide(TSR_FORMAT_DIA,
-                      "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR, x read contiguously",
-                      (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
+        return decide(
+            TSR_FORMAT_DIA,
+            "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR, x read contiguously",
+            (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
 
     if (gpu_tiles_auto(s, value_bytes)) {
         decide(TSR_FORMAT_CSR,
-               "short rows (mean %.1f, max %lld) scattered over %lld columns (%.0f%% of entries far from "
+               "short rows (mean %.1f, max %lld) scattered over %lld columns (%.0f%% of entries "
+               "far from "
                "the diagonal): CSR, column-sorted row tiles",
                r.mean, (long long)r.max_len, (long long)r.cols, 100.0 * s.far_fraction());
         plan.kernel = uint8_t(CsrKernel::tiles);
@@ -88,22 +92,25 @@ Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, s
     if (r.mean <= kGpuEllMaxMean) {
         const bool ell_allowed = sparse::ell_allowed(s);
         if (ell_allowed && s.ell_fill() >= kGpuEllMinFill)
-            return decide(TSR_FORMAT_ELL,
-                          "rows of nearly equal length (mean %.1f, max %lld): ELL blocks filled %.0f%%, "
-                          "a thread per row reading slot by slot, coalesced",
-                          r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
+            return decide(
+                TSR_FORMAT_ELL,
+                "rows of nearly equal length (mean %.1f, max %lld): ELL blocks filled %.0f%%, "
+                "a thread per row reading slot by slot, coalesced",
+                r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
         if (hyb_tail <= kGpuHybMaxTail && hyb_fill >= kGpuHybMinFill)
-            return decide(TSR_FORMAT_HYB,
-                          "rows of nearly equal length (mean %.1f) but a few long ones (max %lld): HYB of "
-                          "width %lld filled %.0f%%, %.0f%% of entries in its COO tail",
-                          r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
-                          100.0 * hyb_tail);
+            return decide(
+                TSR_FORMAT_HYB,
+                "rows of nearly equal length (mean %.1f) but a few long ones (max %lld): HYB of "
+                "width %lld filled %.0f%%, %.0f%% of entries in its COO tail",
+                r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
+                100.0 * hyb_tail);
     }
 
     const CsrKernel k = gpu_csr_kernel(r, &s);
-    return decide(TSR_FORMAT_CSR,
-                  "rows mean %.1f, max %lld, spread %.2f, %.0f%% of entries far from the diagonal: CSR, %s",
-                  r.mean, (long long)r.max_len, r.spread(), 100.0 * s.far_fraction(), csr_kernel_words(k));
+    return decide(
+        TSR_FORMAT_CSR,
+        "rows mean %.1f, max %lld, spread %.2f, %.0f%% of entries far from the diagonal: CSR, %s",
+        r.mean, (long long)r.max_len, r.spread(), 100.0 * s.far_fraction(), csr_kernel_words(k));
 }
 
 } // namespace tessera::cuda

@@ -27,7 +27,7 @@ enum class CsrKernel : uint8_t { rows = 0, lanes2, lanes4, lanes8, lanes16, lane
 inline constexpr double kGpuRowsMaxMean = 6;
 inline constexpr int64_t kGpuMaxSteps = 32;
 inline constexpr double kGpuLanesMaxSpread = 1.0; // standard deviation / mean of the row lengths
-inline constexpr double kGpuMergeMinFar = 0.5; // share of entries beyond a tile of the diagonal
+inline constexpr double kGpuMergeMinFar = 0.5;    // share of entries beyond a tile of the diagonal
 // Format rules: ELL for short rows of nearly equal length, HYB when a few long rows would
 // make ELL padding, both only where slots hold entries almost always (warps read per slot).
 // Up to this many entries a product takes a few microseconds, most of it launching kernels:
@@ -59,8 +59,10 @@ inline constexpr double kGpuTilesMaxMean = 32;
 inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
 inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
     const RowStats &r = s.row;
-    const bool rows_fit = value_bytes == 4 || (value_bytes == 8 && r.max_len <= kGpuTilesAutoMaxRow);
-    return rows_fit && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean && s.far_fraction() >= kGpuMergeMinFar;
+    const bool rows_fit =
+        value_bytes == 4 || (value_bytes == 8 && r.max_len <= kGpuTilesAutoMaxRow);
+    return rows_fit && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
+           s.far_fraction() >= kGpuMergeMinFar;
 }
 
 // Lanes per row of a gpu_lanes kernel (1 for gpu_rows, 0 for the others).
@@ -78,17 +80,18 @@ inline int gpu_lanes(CsrKernel k) {
 
 // The CSR kernel for rows `r` (and the structure `s` once analysed, else nullptr); gpu_tiles
 // only where `allow_tiles`.
-inline CsrKernel gpu_csr_kernel(const RowStats &r, const Structure *s, bool allow_tiles = kGpuTilesAuto) {
+inline CsrKernel gpu_csr_kernel(const RowStats &r, const Structure *s,
+                                bool allow_tiles = kGpuTilesAuto) {
     if (r.nnz == 0 || r.rows == 0) return CsrKernel::rows;
     if (allow_tiles && s && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
         s->far_fraction() >= kGpuMergeMinFar)
         return CsrKernel::tiles;
     CsrKernel k = r.mean < kGpuRowsMaxMean ? CsrKernel::rows
-               : r.mean < 8             ? CsrKernel::lanes2
-               : r.mean < 16            ? CsrKernel::lanes4
-               : r.mean < 32            ? CsrKernel::lanes8
-               : r.mean < 64            ? CsrKernel::lanes16
-                                        : CsrKernel::lanes32;
+                  : r.mean < 8             ? CsrKernel::lanes2
+                  : r.mean < 16            ? CsrKernel::lanes4
+                  : r.mean < 32            ? CsrKernel::lanes8
+                  : r.mean < 64            ? CsrKernel::lanes16
+                                           : CsrKernel::lanes32;
     const int64_t per_step = 2 * int64_t(gpu_lanes(k));
     const bool long_rows = r.max_len > kGpuMaxSteps * per_step;
     const bool skewed = r.spread() > kGpuLanesMaxSpread;
@@ -97,7 +100,8 @@ inline CsrKernel gpu_csr_kernel(const RowStats &r, const Structure *s, bool allo
 }
 
 // The plan for `requested` (TSR_FORMAT_AUTO: the rules choose the format; else only the kernel).
-sparse::Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, size_t index_bytes);
+sparse::Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes,
+                         size_t index_bytes);
 
 // The log's name of a GPU kernel variant of `format`.
 const char *kernel_name(tsr_format format, CsrKernel kernel);

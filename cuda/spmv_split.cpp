@@ -38,15 +38,16 @@ template <typename I> MergeSplit<I> merge_split(int64_t rows, int64_t nnz, const
     return s;
 }
 
-template <typename I> CooSplit<I> coo_split(int64_t rows, int64_t nnz, const I *row, bool list_empty_rows) {
+template <typename I>
+CooSplit<I> coo_split(int64_t rows, int64_t nnz, const I *row, bool list_empty_rows) {
     CooSplit<I> s;
     const int64_t items = kBalancedItems;
     s.blocks = (nnz + items - 1) / items;
     for (int64_t b = 1; b < s.blocks; ++b) {
         const int64_t n0 = b * items, n1 = std::min(nnz, n0 + items);
         const I r = row[n0];
-        if (row[n0 - 1] != r) continue;           // block b starts a row
-        if (n1 < nnz && row[n1] == r) continue;   // r goes on past block b
+        if (row[n0 - 1] != r) continue;         // block b starts a row
+        if (n1 < nnz && row[n1] == r) continue; // r goes on past block b
         int64_t first = b - 1;
         while (first > 0 && row[first * items - 1] == r) --first;
         s.crossing.push_back({int64_t(r), first, b});

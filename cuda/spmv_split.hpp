@@ -39,6 +39,7 @@ template <typename I> struct CooSplit {
     std::vector<CrossingRow> crossing;
     std::vector<I> empty_rows;
 };
-template <typename I> CooSplit<I> coo_split(int64_t rows, int64_t nnz, const I *row, bool list_empty_rows);
+template <typename I>
+CooSplit<I> coo_split(int64_t rows, int64_t nnz, const I *row, bool list_empty_rows);
 
 } // namespace tessera::cuda

@@ -21,10 +21,11 @@ int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 } // namespace
 
 template <typename V, typename I>
-bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, const V *val, const TilesConfig &config,
-                 int threads, TileLayout<V, I> *out) {
+bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, const V *val,
+                 const TilesConfig &config, int threads, TileLayout<V, I> *out) {
     if (rows <= 0 || cols < 0) return false;
-    int64_t R = config.tile_rows > 0 ? config.tile_rows : int64_t(kTileSharedBytes / int(sizeof(V)));
+    int64_t R =
+        config.tile_rows > 0 ? config.tile_rows : int64_t(kTileSharedBytes / int(sizeof(V)));
     if (R > kTileMaxRows) return false;
     R = std::min(R, rows);
     const int64_t blocks = (rows + R - 1) / R;
@@ -42,8 +43,9 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     for (int64_t b = 0; b < blocks; ++b) {
         const int64_t r0 = b * R, r1 = std::min(rows, r0 + R);
         const int64_t block_nnz = int64_t(row_ptr[r1]) - int64_t(row_ptr[r0]);
-        const int64_t limit =
-            config.long_row > 0 ? config.long_row : std::max(kTilesLongMin, block_nnz / kTilesLongShare);
+        const int64_t limit = config.long_row > 0
+                                  ? config.long_row
+                                  : std::max(kTilesLongMin, block_nnz / kTilesLongShare);
         for (int64_t i = r0; i < r1; ++i)
             if (len(i) > limit) {
                 is_long[size_t(i)] = 1;
@@ -56,7 +58,8 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     // Long groups: the long rows in row order, at most R to a group; a group's entries cut
     // into S_g long tiles of nearly equal counts, each adding into y for every row of the group.
     struct Group {
-        int64_t first_row, rows, entries, tiles, first_tile; // first_tile: from the long tiles' first
+        int64_t first_row, rows, entries, tiles,
+            first_tile; // first_tile: from the long tiles' first
     };
     std::vector<int64_t> long_list;
     for (int64_t i = 0; i < rows; ++i)
@@ -64,7 +67,8 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     t.long_rows = long_list;
     std::vector<Group> groups;
     for (size_t q = 0; q < long_list.size(); q += size_t(R)) {
-        Group g{int64_t(q), std::min<int64_t>(R, int64_t(long_list.size() - q)), 0, 0, int64_t(t.long_tiles.size())};
+        Group g{int64_t(q), std::min<int64_t>(R, int64_t(long_list.size() - q)), 0, 0,
+                int64_t(t.long_tiles.size())};
         for (int64_t j = 0; j < g.rows; ++j) g.entries += len(long_list[size_t(g.first_row + j)]);
         const int64_t per = std::max(kLongTileEntries, kLongTileRowShare * g.rows);
         g.tiles = std::max<int64_t>(1, g.entries / per);
@@ -80,11 +84,13 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
         S = 1;
         const int64_t resident = config.min_tiles;
         if (resident > blocks) {
-            const int64_t most = std::max<int64_t>(
-                1, std::min((2 * resident + blocks - 1) / blocks, tile_nnz / (blocks * kTileMinEntries)));
+            const int64_t most =
+                std::max<int64_t>(1, std::min((2 * resident + blocks - 1) / blocks,
+                                              tile_nnz / (blocks * kTileMinEntries)));
             double best = 0;
             for (int64_t s = 1; s <= most; ++s) {
-                const int64_t n = blocks * s + int64_t(t.long_tiles.size()), waves = (n + resident - 1) / resident;
+                const int64_t n = blocks * s + int64_t(t.long_tiles.size()),
+                              waves = (n + resident - 1) / resident;
                 const double fill = double(n) / double(waves * resident);
                 if (fill > best + 1e-9) best = fill, S = s;
             }
@@ -131,7 +137,8 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     }
     for (const Group &g : groups)
         for (int64_t s = 0; s < g.tiles; ++s)
-            count[size_t(tiles + g.first_tile + s)] = (s + 1) * g.entries / g.tiles - s * g.entries / g.tiles;
+            count[size_t(tiles + g.first_tile + s)] =
+                (s + 1) * g.entries / g.tiles - s * g.entries / g.tiles;
     t.tile_start.resize(size_t(all_tiles) + 1);
     t.tile_end.resize(size_t(all_tiles));
     t.tile_start[0] = 0;
@@ -146,7 +153,8 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
 
     // Entries in row order, sorted by column (stable), laid into consecutive tiles from `tile`.
     auto lay = [&](std::vector<Entry<V, I>> &e, int64_t tile, int64_t n_tiles) {
-        std::stable_sort(e.begin(), e.end(), [](const Entry<V, I> &a, const Entry<V, I> &c) { return a.col < c.col; });
+        std::stable_sort(e.begin(), e.end(),
+                         [](const Entry<V, I> &a, const Entry<V, I> &c) { return a.col < c.col; });
         size_t k = 0;
         for (int64_t s = tile; s < tile + n_tiles; ++s) {
             size_t at = size_t(t.tile_start[size_t(s)]);
@@ -187,9 +195,9 @@ bool build_tiles(int64_t rows, int64_t cols, const I *row_ptr, const I *col, con
     return true;
 }
 
-#define TSR_TILES(V, I)                                                                                           \
-    template bool build_tiles<V, I>(int64_t, int64_t, const I *, const I *, const V *, const TilesConfig &, int,  \
-                                    TileLayout<V, I> *);
+#define TSR_TILES(V, I)                                                                            \
+    template bool build_tiles<V, I>(int64_t, int64_t, const I *, const I *, const V *,             \
+                                    const TilesConfig &, int, TileLayout<V, I> *);
 TSR_TILES(float, int32_t)
 TSR_TILES(float, int64_t)
 TSR_TILES(double, int32_t)

@@ -29,8 +29,9 @@ constexpr int kLockstepRows = 32;
 // tile of few rows needs it whatever the type (a warp's lanes would spin on one sum).
 template <typename V, typename I, bool LOCKSTEP>
 __device__ __forceinline__ void add_entries(V *sum, int64_t b, int64_t e, const I *__restrict__ col,
-                                            const uint16_t *__restrict__ lrow, const V *__restrict__ val,
-                                            const V *__restrict__ x, int tid, int lane) {
+                                            const uint16_t *__restrict__ lrow,
+                                            const V *__restrict__ val, const V *__restrict__ x,
+                                            int tid, int lane) {
     constexpr int A = kTileAlign, G = kTileGroups<V, I>, STEP = kTileThreads * A;
     for (int64_t q = b + int64_t(LOCKSTEP ? tid - lane : tid) * A; q < e; q += int64_t(STEP) * G) {
         const int64_t p0 = LOCKSTEP ? q + int64_t(lane) * A : q;
@@ -81,9 +82,11 @@ __device__ __forceinline__ void add_entries(V *sum, int64_t b, int64_t e, const 
 template <typename V, typename I>
 __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
     csr_tiles(int64_t rows, int R, int slabs, bool add_into_y, int64_t tiles, int64_t long_tiles,
-              const int64_t *__restrict__ tile_start, const int64_t *__restrict__ tile_end, const I *__restrict__ col,
-              const uint16_t *__restrict__ lrow, const V *__restrict__ val, const LongTile *__restrict__ long_tile,
-              const int64_t *__restrict__ long_row, const V *__restrict__ x, V alpha, V beta, V *__restrict__ y) {
+              const int64_t *__restrict__ tile_start, const int64_t *__restrict__ tile_end,
+              const I *__restrict__ col, const uint16_t *__restrict__ lrow,
+              const V *__restrict__ val, const LongTile *__restrict__ long_tile,
+              const int64_t *__restrict__ long_row, const V *__restrict__ x, V alpha, V beta,
+              V *__restrict__ y) {
     extern __shared__ __align__(16) unsigned char tile_shared[];
     V *sum = reinterpret_cast<V *>(tile_shared);
     const int tid = threadIdx.x, lane = tid & 31;
@@ -108,12 +111,12 @@ __global__ void __launch_bounds__(kTileThreads, kTilesPerSm)
     const int64_t b = ld_ro(tile_start + t), e = ld_ro(tile_end + t);
     if (sizeof(V) == 8 || (is_long && nr <= kLockstepRows))
         add_entries<V, I, true>(sum, b, e, col, lrow, val, x, tid, lane);
-    else
-        add_entries<V, I, false>(sum, b, e, col, lrow, val, x, tid, lane);
+    else add_entries<V, I, false>(sum, b, e, col, lrow, val, x, tid, lane);
     __syncthreads();
 
     if (is_long) { // y holds beta·y already
-        for (int k = tid; k < nr; k += kTileThreads) atomicAdd(y + long_row[lt.first_row + k], alpha * sum[k]);
+        for (int k = tid; k < nr; k += kTileThreads)
+            atomicAdd(y + long_row[lt.first_row + k], alpha * sum[k]);
     } else if (!add_into_y) {
         for (int k = tid; k < nr; k += kTileThreads) store_y(y, r0 + k, alpha, sum[k], beta);
     } else { // y holds beta·y already; rows of a long row's block add 0 here
@@ -133,11 +136,12 @@ cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, cudaStream_t 
     const size_t shared = size_t(t.tile_rows) * sizeof(V);
     const bool add_into_y = t.slabs > 1 || t.long_tiles > 0; // several tiles add into one y
     if (add_into_y)
-        if (cudaError_t e = scale_vector<V>(a.rows, v.beta, v.y, stream); e != cudaSuccess) return e;
+        if (cudaError_t e = scale_vector<V>(a.rows, v.beta, v.y, stream); e != cudaSuccess)
+            return e;
     csr_tiles<V, I><<<unsigned(grid), kTileThreads, shared, stream>>>(
-        a.rows, int(t.tile_rows), int(t.slabs), add_into_y, t.tiles, t.long_tiles, t.tile_start, t.tile_end,
-        static_cast<const I *>(t.col), t.lrow, static_cast<const V *>(t.val), t.long_tile, t.long_row, v.x, v.alpha,
-        v.beta, v.y);
+        a.rows, int(t.tile_rows), int(t.slabs), add_into_y, t.tiles, t.long_tiles, t.tile_start,
+        t.tile_end, static_cast<const I *>(t.col), t.lrow, static_cast<const V *>(t.val),
+        t.long_tile, t.long_row, v.x, v.alpha, v.beta, v.y);
     return cudaGetLastError();
 }
 
@@ -147,18 +151,21 @@ template <typename V, typename I> cudaError_t tiles_allow_shared(size_t bytes) {
     // matrices with other R may share the kernel.
     int device = 0, most = 0;
     if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-    if (cudaError_t e = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (cudaError_t e =
+            cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
         e != cudaSuccess)
         return e;
     cudaFuncAttributes attr{};
-    if (cudaError_t e = cudaFuncGetAttributes(&attr, spmv::csr_tiles<V, I>); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaFuncGetAttributes(&attr, spmv::csr_tiles<V, I>); e != cudaSuccess)
+        return e;
     most -= int(attr.sharedSizeBytes);
     if (bytes > size_t(most)) return cudaErrorInvalidValue;
-    return cudaFuncSetAttribute(spmv::csr_tiles<V, I>, cudaFuncAttributeMaxDynamicSharedMemorySize, most);
+    return cudaFuncSetAttribute(spmv::csr_tiles<V, I>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                most);
 }
 
-#define TSR_TILES(V, I)                                                                                           \
-    template cudaError_t tiles_product<V, I>(const DeviceCsr &, const Vectors<V> &, cudaStream_t);                \
+#define TSR_TILES(V, I)                                                                            \
+    template cudaError_t tiles_product<V, I>(const DeviceCsr &, const Vectors<V> &, cudaStream_t); \
     template cudaError_t tiles_allow_shared<V, I>(size_t);
 TSR_TILES(float, int32_t)
 TSR_TILES(float, int64_t)

@@ -39,7 +39,8 @@ tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t co
     if (kind != Memory::pageable_host) { // pinned or device: one strided DMA copy
         cudaError_t e = cudaMemcpy2DAsync(dst, dpitch, src, size_t(ld * elem), pitch, size_t(cols),
                                           cudaMemcpyDefault, stream);
-        return e == cudaSuccess ? TSR_SUCCESS : fail_cuda(e, "cannot copy an operand to the device");
+        return e == cudaSuccess ? TSR_SUCCESS
+                                : fail_cuda(e, "cannot copy an operand to the device");
     }
     const int64_t per = chunk_cols(rows, elem);
     if (tsr_status st = s.pinned.reserve(size_t(per) * pitch); st != TSR_SUCCESS) return st;
@@ -52,8 +53,9 @@ tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t co
         auto *stage = static_cast<unsigned char *>(s.pinned.half[turn]);
         const auto *from = static_cast<const unsigned char *>(src);
         copy_columns(stage, pitch, from + size_t(c0 * ld * elem), size_t(ld * elem), pitch, nc);
-        cudaError_t e = cudaMemcpy2DAsync(static_cast<unsigned char *>(dst) + size_t(c0) * dpitch, dpitch, stage,
-                                          pitch, pitch, size_t(nc), cudaMemcpyHostToDevice, stream);
+        cudaError_t e =
+            cudaMemcpy2DAsync(static_cast<unsigned char *>(dst) + size_t(c0) * dpitch, dpitch,
+                              stage, pitch, pitch, size_t(nc), cudaMemcpyHostToDevice, stream);
         if (e == cudaSuccess) e = cudaEventRecord(s.pinned.done[turn], stream);
         if (e != cudaSuccess) return fail_cuda(e, "cannot copy an operand to the device");
     }
@@ -75,9 +77,9 @@ tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t 
     const int64_t chunks = (cols + per - 1) / per;
     auto issue = [&](int64_t c) -> cudaError_t {
         const int64_t c0 = c * per, nc = std::min(per, cols - c0);
-        cudaError_t e = cudaMemcpyAsync(s.pinned.half[c & 1],
-                                        static_cast<const unsigned char *>(src) + size_t(c0) * pitch,
-                                        size_t(nc) * pitch, cudaMemcpyDeviceToHost, stream);
+        cudaError_t e = cudaMemcpyAsync(
+            s.pinned.half[c & 1], static_cast<const unsigned char *>(src) + size_t(c0) * pitch,
+            size_t(nc) * pitch, cudaMemcpyDeviceToHost, stream);
         return e == cudaSuccess ? cudaEventRecord(s.pinned.done[c & 1], stream) : e;
     };
     for (int64_t c = 0; c < std::min<int64_t>(2, chunks); ++c)
@@ -90,7 +92,8 @@ tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t 
         auto *to = static_cast<unsigned char *>(dst);
         copy_columns(to + size_t(c0 * ld * elem), size_t(ld * elem), stage, pitch, pitch, nc);
         if (c + 2 < chunks)
-            if (cudaError_t e = issue(c + 2); e != cudaSuccess) return fail_cuda(e, "cannot copy C back");
+            if (cudaError_t e = issue(c + 2); e != cudaSuccess)
+                return fail_cuda(e, "cannot copy C back");
     }
     return TSR_SUCCESS;
 }
@@ -102,23 +105,27 @@ constexpr int64_t kVectorColumn = int64_t(1) << 20;
 }
 
 tsr_status upload_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind) {
-    const int64_t whole = bytes / kVectorColumn, rest = bytes % kVectorColumn, done = whole * kVectorColumn;
+    const int64_t whole = bytes / kVectorColumn, rest = bytes % kVectorColumn,
+                  done = whole * kVectorColumn;
     if (whole > 0)
-        if (tsr_status st = upload(s, dst, src, kVectorColumn, whole, kVectorColumn, 1, kind); st != TSR_SUCCESS)
+        if (tsr_status st = upload(s, dst, src, kVectorColumn, whole, kVectorColumn, 1, kind);
+            st != TSR_SUCCESS)
             return st;
     if (rest == 0) return TSR_SUCCESS;
-    return upload(s, static_cast<unsigned char *>(dst) + done, static_cast<const unsigned char *>(src) + done, rest,
-                  1, rest, 1, kind);
+    return upload(s, static_cast<unsigned char *>(dst) + done,
+                  static_cast<const unsigned char *>(src) + done, rest, 1, rest, 1, kind);
 }
 
 tsr_status download_bytes(State &s, void *dst, const void *src, int64_t bytes, Memory kind) {
-    const int64_t whole = bytes / kVectorColumn, rest = bytes % kVectorColumn, done = whole * kVectorColumn;
+    const int64_t whole = bytes / kVectorColumn, rest = bytes % kVectorColumn,
+                  done = whole * kVectorColumn;
     if (whole > 0)
-        if (tsr_status st = download(s, dst, src, kVectorColumn, whole, kVectorColumn, 1, kind); st != TSR_SUCCESS)
+        if (tsr_status st = download(s, dst, src, kVectorColumn, whole, kVectorColumn, 1, kind);
+            st != TSR_SUCCESS)
             return st;
     if (rest == 0) return TSR_SUCCESS;
-    return download(s, static_cast<unsigned char *>(dst) + done, static_cast<const unsigned char *>(src) + done,
-                    rest, 1, rest, 1, kind);
+    return download(s, static_cast<unsigned char *>(dst) + done,
+                    static_cast<const unsigned char *>(src) + done, rest, 1, rest, 1, kind);
 }
 
 } // namespace tessera::cuda

@@ -41,7 +41,8 @@ void DeviceBuffer::release() {
 tsr_status PinnedRing::reserve(size_t need) {
     for (auto &ev : done)
         if (!ev)
-            if (cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming); e != cudaSuccess)
+            if (cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+                e != cudaSuccess)
                 return fail_cuda(e, "cannot create an event");
     if (need <= bytes) return TSR_SUCCESS;
     for (auto &h : half)
@@ -54,7 +55,8 @@ tsr_status PinnedRing::reserve(size_t need) {
             (void)cudaGetLastError();
             for (auto &o : half)
                 if (o) (void)cudaFreeHost(o), o = nullptr;
-            return fail(TSR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of pinned host memory: %s", size,
+            return fail(TSR_ERR_OUT_OF_MEMORY,
+                        "cannot allocate %zu bytes of pinned host memory: %s", size,
                         cudaGetErrorString(e));
         }
     }
@@ -92,7 +94,8 @@ tsr_status create_state(int device, State **out) {
     s->dev.sm_count = prop.multiProcessorCount;
     s->dev.cc_major = prop.major;
     s->dev.cc_minor = prop.minor;
-    for (size_t i = 0; i + 1 < sizeof s->dev.name && prop.name[i]; ++i) s->dev.name[i] = prop.name[i];
+    for (size_t i = 0; i + 1 < sizeof s->dev.name && prop.name[i]; ++i)
+        s->dev.name[i] = prop.name[i];
     *out = s;
     return TSR_SUCCESS;
 }

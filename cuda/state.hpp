@@ -33,9 +33,10 @@ struct PinnedRing {
 
 struct State {
     DeviceInfo dev;
-    cudaStream_t stream = nullptr; // the user's (tsr_set_cuda_stream), else the legacy default stream
-    std::mutex staging;            // host-operand calls take the buffers below one at a time
-    DeviceBuffer operand[3];       // A, B, C copies of host operands
+    cudaStream_t stream =
+        nullptr;             // the user's (tsr_set_cuda_stream), else the legacy default stream
+    std::mutex staging;      // host-operand calls take the buffers below one at a time
+    DeviceBuffer operand[3]; // A, B, C copies of host operands
     PinnedRing pinned;
     // Sparse products (under `staging` too): device copies of host x and y, and the carries
     // of the balanced kernels, with an event recorded after the last product that used them

@@ -23,16 +23,19 @@ __device__ __forceinline__ uint32_t tf32_of(float x) {
 // d (16×8, four per lane) += a (16×8, four per lane) · b (8×8, two per lane), products exact,
 // sums in FP32 inside the tensor core. ZERO: d = a·b, whatever d held.
 template <bool ZERO = false>
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4],
+                                         const uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (ZERO) {
         const float z = 0.0f;
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, "
+                     "%5, %6, %7}, "
                      "{%8, %9}, {%10, %10, %10, %10};\n"
                      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(z));
     } else {
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, "
+                     "%5, %6, %7}, "
                      "{%8, %9}, {%0, %1, %2, %3};\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
@@ -53,8 +56,8 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
 //               acc += part in FP32 with round-to-nearest; lo_a·lo_b (≤ 2^-22·|ab|) is dropped.
 // The tensor core's own additions truncate; starting each k tile's sum from zero keeps what
 // they lose relative to one tile's partial sum, not the whole dot product's.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS, bool TA,
-          bool TB>
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS,
+          bool TA, bool TB>
 __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     tf32_gemm_kernel(const GemmParams<float> whole) {
     const GemmParams<float> p = k_slice<float, TA, TB>(whole);
@@ -62,7 +65,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
-    static_assert(MT * 16 * WARPS_M == BM && NT * 8 * WARPS_N == BN && BK % 8 == 0, "fragments tile the block");
+    static_assert(MT * 16 * WARPS_M == BM && NT * 8 * WARPS_N == BN && BK % 8 == 0,
+                  "fragments tile the block");
     using TileA = FragTile<float, BM, BK, TA>;  // op(A) is m×k; stored transposed it runs along k
     using TileB = FragTile<float, BN, BK, !TB>; // op(B) is k×n; stored untransposed it runs along k
     constexpr int STAGE = TileA::SIZE + TileB::SIZE;

@@ -13,14 +13,15 @@ __device__ __forceinline__ unsigned smem_addr(const void *p) {
 }
 
 // Copies one element (4 or 8 bytes), or writes zero when `valid` is false (src is not read).
-template <typename T> __device__ __forceinline__ void cp_async_elem(T *dst, const T *src, bool valid) {
+template <typename T>
+__device__ __forceinline__ void cp_async_elem(T *dst, const T *src, bool valid) {
     const int bytes = valid ? int(sizeof(T)) : 0;
     if constexpr (sizeof(T) == 4)
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                     "r"(bytes));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)),
+                     "l"(src), "r"(bytes));
     else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                     "r"(bytes));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)),
+                     "l"(src), "r"(bytes));
 }
 
 // Copies 16 bytes; both addresses 16-byte aligned.
@@ -36,7 +37,9 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 
 // Where 16-byte chunk c of a shared-memory row goes under the XOR swizzle of the FP64 fragment
 // tiles (FragTile): chunk c ^ 2·(row % 4), which moves it within its group of eight chunks only.
-template <bool SWZ> __device__ __forceinline__ int chunk_at(int c, int row) { return SWZ ? c ^ (2 * (row & 3)) : c; }
+template <bool SWZ> __device__ __forceinline__ int chunk_at(int c, int row) {
+    return SWZ ? c ^ (2 * (row & 3)) : c;
+}
 
 // One operand tile: ROWS entries along m (or n) by BK along k, from the column-major matrix g
 // (leading dimension ld) whose op() is MN×K, starting at (mn0, k0). In shared memory it lands
@@ -95,16 +98,20 @@ enum class Copy { contig_mn, elem_k, contig_k };
 // apart (THREADS is a multiple of the chunks or elements of a row), and one k tile lies
 // advance() elements after the previous one. They land where load_tile's / load_tile_k's
 // land; blocks on an edge of the matrix, and a last partial k tile, go through those.
-template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE, bool SWZ = false> struct TileCopier {
+template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE, bool SWZ = false>
+struct TileCopier {
     static constexpr int VEC = MODE == Copy::elem_k ? 1 : 16 / int(sizeof(T));
     // Copies per row of the shared tile ([k][m]: a k row of ROWS; [m][k]: an m row of BK).
-    static constexpr int PER_ROW = MODE == Copy::contig_mn ? ROWS / VEC : MODE == Copy::elem_k ? BK : BK / VEC;
+    static constexpr int PER_ROW = MODE == Copy::contig_mn ? ROWS / VEC
+                                   : MODE == Copy::elem_k  ? BK
+                                                           : BK / VEC;
     static_assert(THREADS % PER_ROW == 0, "a thread's copies share their offset within a row");
     static constexpr int ITERS = ROWS * BK / VEC / THREADS;
     static constexpr int ROWS_PER_ITER = THREADS / PER_ROW;
     static constexpr int DST_STEP = MODE == Copy::elem_k ? ROWS_PER_ITER : ROWS_PER_ITER * LDS;
     // Swizzled rows: a thread's copies keep their row modulo 4, hence their chunk's place.
-    static_assert(!SWZ || (MODE != Copy::elem_k && ROWS_PER_ITER % 4 == 0), "swizzled copies stay in place");
+    static_assert(!SWZ || (MODE != Copy::elem_k && ROWS_PER_ITER % 4 == 0),
+                  "swizzled copies stay in place");
     // The next k tile's first copy reads src[next]. The offset, not the pointer, moves on: a
     // cp.async reads its address registers late, and a pointer stepped right after the copies
     // made the step wait for them (Nsight Compute: long-scoreboard stalls on that add).
@@ -113,9 +120,11 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE, bool SW
     int64_t ld;   // the matrix's leading dimension
     int dst;      // the first copy's offset in the shared tile (a thread's copies: DST_STEP apart)
 
-    __device__ __forceinline__ TileCopier(const T *g, int64_t ld_, int64_t mn0, int64_t k0) : next(0), ld(ld_) {
+    __device__ __forceinline__ TileCopier(const T *g, int64_t ld_, int64_t mn0, int64_t k0)
+        : next(0), ld(ld_) {
         const int tid = int(threadIdx.x);
-        if constexpr (MODE == Copy::contig_mn) { // chunk c: k row c / PER_ROW, m offset (c % PER_ROW)·VEC
+        if constexpr (MODE ==
+                      Copy::contig_mn) { // chunk c: k row c / PER_ROW, m offset (c % PER_ROW)·VEC
             const int kk = tid / PER_ROW, r = (tid % PER_ROW) * VEC;
             src = g + (mn0 + r) + (k0 + kk) * ld;
             dst = kk * LDS + chunk_at<SWZ>(r / VEC, kk) * VEC;
@@ -126,7 +135,9 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE, bool SW
         }
     }
     // Elements from one k tile to the next.
-    __device__ __forceinline__ int64_t advance() const { return MODE == Copy::contig_mn ? BK * ld : BK; }
+    __device__ __forceinline__ int64_t advance() const {
+        return MODE == Copy::contig_mn ? BK * ld : BK;
+    }
     // Starts this thread's copies of the next k tile into s and moves on to the one after.
     // Without `vec` (the matrix or ld not 16-byte aligned) each chunk goes element by element.
     __device__ __forceinline__ void copy(T *s, bool vec) {
@@ -153,7 +164,8 @@ template <typename T, int ROWS, int BK, int LDS, int THREADS, Copy MODE, bool SW
 // matrix, the k tile full; 16-byte copies where p allows them), else `edge()` (the
 // bounds-checked copies); the copiers move on to the next k tile either way.
 template <typename T, typename CopyA, typename CopyB, typename Params, typename Edge>
-__device__ __forceinline__ void copy_stage(bool fast, CopyA &a, CopyB &b, T *As, T *Bs, const Params &p, Edge edge) {
+__device__ __forceinline__ void copy_stage(bool fast, CopyA &a, CopyB &b, T *As, T *Bs,
+                                           const Params &p, Edge edge) {
     if (fast) {
         a.copy(As, p.vec_a);
         b.copy(Bs, p.vec_b);
@@ -170,8 +182,8 @@ __device__ __forceinline__ void copy_stage(bool fast, CopyA &a, CopyB &b, T *As,
 // and a warp reads whole 128-byte rows of the global matrix. Edges are zero-filled element by
 // element. For the tensor-core kernels, whose fragments read along m and along k alike.
 template <typename T, int ROWS, int BK, int LDK, int THREADS, bool SWZ = false>
-__device__ __forceinline__ void load_tile_k(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
-                                            int64_t K, bool vec) {
+__device__ __forceinline__ void load_tile_k(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0,
+                                            int64_t MN, int64_t K, bool vec) {
     constexpr int VEC = 16 / int(sizeof(T));
     static_assert(BK % VEC == 0 && LDK % VEC == 0, "rows of 16-byte chunks");
     constexpr int PER_ROW = BK / VEC;
@@ -213,9 +225,11 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
     static constexpr bool SWZ = sizeof(T) == 8;
     static constexpr int LD = SWZ ? (K_CONTIG ? BK : ROWS) : K_CONTIG ? BK + 4 : ROWS + 8;
     static constexpr int SIZE = K_CONTIG ? ROWS * LD : BK * LD; // elements
-    static_assert(SWZ ? LD % 16 == 0 : (K_CONTIG ? LD % 8 == 4 : LD % 32 == 8), "fragment reads must be conflict-free");
+    static_assert(SWZ ? LD % 16 == 0 : (K_CONTIG ? LD % 8 == 4 : LD % 32 == 8),
+                  "fragment reads must be conflict-free");
     template <int THREADS>
-    using Copier = TileCopier<T, ROWS, BK, LD, THREADS, K_CONTIG ? Copy::contig_k : Copy::contig_mn, SWZ>;
+    using Copier =
+        TileCopier<T, ROWS, BK, LD, THREADS, K_CONTIG ? Copy::contig_k : Copy::contig_mn, SWZ>;
     __device__ static __forceinline__ T at(const T *s, int r, int kk) {
         if constexpr (SWZ) {
             if constexpr (K_CONTIG) return s[r * LD + chunk_at<true>(kk / 2, r) * 2 + kk % 2];
@@ -234,7 +248,8 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
         __device__ __forceinline__ Reader(int r0, int t) {
             if constexpr (!SWZ) {
                 base[0] = K_CONTIG ? r0 * LD + t : t * LD + r0;
-            } else if constexpr (K_CONTIG) { // chunk (kc/2 | t/2) of row r0 + rc, r0 % 4 == (r0 + rc) % 4
+            } else if constexpr (K_CONTIG) { // chunk (kc/2 | t/2) of row r0 + rc, r0 % 4 == (r0 +
+                                             // rc) % 4
 #pragma unroll
                 for (int v = 0; v < 4; ++v) base[v] = r0 * LD + chunk_at<true>(2 * v, r0) * 2 + t;
             } else { // chunk (r0 + rc)/2 of k row t + kc, whose swizzle is 2·t
@@ -247,7 +262,8 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
         }
         __device__ __forceinline__ T at(const T *s, int rc, int kc) const {
             if constexpr (!SWZ) return s[base[0] + (K_CONTIG ? rc * LD + kc : kc * LD + rc)];
-            else if constexpr (K_CONTIG) return s[base[(kc / 2 & 7) / 2] + rc * LD + (kc / 2 & ~7) * 2];
+            else if constexpr (K_CONTIG)
+                return s[base[(kc / 2 & 7) / 2] + rc * LD + (kc / 2 & ~7) * 2];
             else return s[base[rc / 8 % 2] + kc * LD + rc - 8 * (rc / 8 % 2)];
         }
     };
@@ -259,27 +275,31 @@ template <typename T, int ROWS, int BK, bool K_CONTIG> struct FragTile {
     // allocation, ran slower that way, so it and the float kernels keep their copies inlined
     // (docs/journal/2026-11-cuda-gemm.md).
     template <int THREADS>
-    __device__ static __forceinline__ void load(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
-                                                int64_t K, bool vec) {
+    __device__ static __forceinline__ void load(T *s, const T *g, int64_t ld, int64_t mn0,
+                                                int64_t k0, int64_t MN, int64_t K, bool vec) {
         if constexpr (SWZ) load_apart<THREADS>(s, g, ld, mn0, k0, MN, K, vec);
         else load_inline<THREADS>(s, g, ld, mn0, k0, MN, K, vec);
     }
     template <int THREADS>
-    __device__ static __forceinline__ void load_inline(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0,
-                                                       int64_t MN, int64_t K, bool vec) {
-        if constexpr (K_CONTIG) load_tile_k<T, ROWS, BK, LD, THREADS, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
+    __device__ static __forceinline__ void load_inline(T *s, const T *g, int64_t ld, int64_t mn0,
+                                                       int64_t k0, int64_t MN, int64_t K,
+                                                       bool vec) {
+        if constexpr (K_CONTIG)
+            load_tile_k<T, ROWS, BK, LD, THREADS, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
         else load_tile<T, ROWS, BK, LD, THREADS, true, SWZ>(s, g, ld, mn0, k0, MN, K, vec);
     }
     template <int THREADS>
-    __device__ static __noinline__ void load_apart(T *s, const T *g, int64_t ld, int64_t mn0, int64_t k0, int64_t MN,
-                                                   int64_t K, bool vec) {
+    __device__ static __noinline__ void load_apart(T *s, const T *g, int64_t ld, int64_t mn0,
+                                                   int64_t k0, int64_t MN, int64_t K, bool vec) {
         load_inline<THREADS>(s, g, ld, mn0, k0, MN, K, vec);
     }
 };
 
 // Shared memory of a tensor-core kernel's STAGES stages for one pair of transposes, in bytes.
-template <typename T, int BM, int BN, int BK, int STAGES, bool TA, bool TB> constexpr int frag_smem_bytes() {
-    return STAGES * (FragTile<T, BM, BK, TA>::SIZE + FragTile<T, BN, BK, !TB>::SIZE) * int(sizeof(T));
+template <typename T, int BM, int BN, int BK, int STAGES, bool TA, bool TB>
+constexpr int frag_smem_bytes() {
+    return STAGES * (FragTile<T, BM, BK, TA>::SIZE + FragTile<T, BN, BK, !TB>::SIZE) *
+           int(sizeof(T));
 }
 
 // Which tile (tm, tn) block `b` of a tiles_m × tiles_n grid computes: groups of GROUP tile
@@ -287,8 +307,8 @@ template <typename T, int BM, int BN, int BK, int STAGES, bool TA, bool TB> cons
 // The dmma kernels walk groups of 16 rows, the others of 8 (stream_k_plan counts on them).
 inline constexpr int64_t kTileGroupRows = 8, kDmmaTileGroupRows = 16;
 template <int64_t GROUP = kTileGroupRows>
-__device__ __forceinline__ void tile_of_block(int64_t b, int64_t tiles_m, int64_t tiles_n, int64_t &tm,
-                                              int64_t &tn) {
+__device__ __forceinline__ void tile_of_block(int64_t b, int64_t tiles_m, int64_t tiles_n,
+                                              int64_t &tm, int64_t &tn) {
     const int64_t per_group = GROUP * tiles_n;
     const int64_t group = b / per_group;
     const int64_t first = group * GROUP;
@@ -315,7 +335,8 @@ template <typename T> struct GemmParams {
     // ldc·n elements apart; a second kernel sums the slabs into the caller's C.
     int splits;
     int64_t k_split;
-    // Launch only the first `blocks` tiles (0: all of them); the stream-K launch's data-parallel part.
+    // Launch only the first `blocks` tiles (0: all of them); the stream-K launch's data-parallel
+    // part.
     int64_t blocks;
     // Stream-K (the kernels instantiated with SK, one launch of sk_blocks blocks): the tiles
     // sk_first .. sk_first + sk_tiles - 1, as one run of k steps (ceil(k / BK) per tile), cut into
@@ -329,7 +350,8 @@ template <typename T> struct GemmParams {
 };
 
 // The part of the product this block computes: all of it, or its slice of k under split-K.
-template <typename T, bool TA, bool TB> __device__ __forceinline__ GemmParams<T> k_slice(GemmParams<T> p) {
+template <typename T, bool TA, bool TB>
+__device__ __forceinline__ GemmParams<T> k_slice(GemmParams<T> p) {
     if (p.splits > 1) {
         const int64_t s = blockIdx.y, l0 = s * p.k_split;
         p.A += TA ? l0 : l0 * p.lda; // op(A)(i, l): A[l + i·lda] transposed, A[i + l·lda] not
@@ -352,12 +374,15 @@ struct StreamKUnit {
     __device__ bool cut() const { return first_block() != last_block; }
     // The slot of block b's piece: its second where the tile is b's last stretch but not its
     // first (the first block, when it began in an earlier tile), else its first.
-    __device__ int64_t slot(int b) const { return 2 * int64_t(b) + (b == first_block() ? (first2 & 1) : 0); }
+    __device__ int64_t slot(int b) const {
+        return 2 * int64_t(b) + (b == first_block() ? (first2 & 1) : 0);
+    }
 };
 
 // The stretch of block `block`'s span that begins at step i of the run (steps: k steps per tile).
 template <typename T>
-__device__ __forceinline__ StreamKUnit stream_k_unit(const GemmParams<T> &p, int64_t steps, int block, int64_t i) {
+__device__ __forceinline__ StreamKUnit stream_k_unit(const GemmParams<T> &p, int64_t steps,
+                                                     int block, int64_t i) {
     const int64_t end0 = (int64_t(block) + 1) * p.sk_iters, total = p.sk_tiles * steps;
     const int64_t end = end0 < total ? end0 : total;
     StreamKUnit u;
@@ -376,7 +401,8 @@ __device__ __forceinline__ StreamKUnit stream_k_unit(const GemmParams<T> &p, int
 // stretch's fields held across it take registers from the main loop and slow the stream-K
 // kernels (docs/journal/2026-11-cuda-gemm.md).
 template <typename T, typename F>
-__device__ __forceinline__ void stream_k_units(const GemmParams<T> &p, int64_t steps, int block, F unit) {
+__device__ __forceinline__ void stream_k_units(const GemmParams<T> &p, int64_t steps, int block,
+                                               F unit) {
     const int64_t end0 = (int64_t(block) + 1) * p.sk_iters, total = p.sk_tiles * steps;
     const int64_t end = end0 < total ? end0 : total;
     for (int64_t i = int64_t(block) * p.sk_iters; i < end; i = (i / steps + 1) * steps) unit(i);
@@ -407,7 +433,8 @@ __device__ __forceinline__ GemmParams<T> k_range(GemmParams<T> p, const StreamKU
 // straight from registers, or summed there) changed the registers' allocation in the loop and
 // slowed the stream-K kernels (docs/journal/2026-11-cuda-gemm.md).
 template <typename T>
-__device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const StreamKUnit &u, int bm, int bn) {
+__device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const StreamKUnit &u,
+                                                       int bm, int bn) {
     p.C = p.sk_work + u.slot(int(blockIdx.x)) * bm * bn;
     p.ldc = bm, p.m = bm, p.n = bn;
     p.alpha = T(1), p.beta = T(0);
@@ -419,10 +446,12 @@ __device__ __forceinline__ GemmParams<T> stream_k_slot(GemmParams<T> p, const St
 // block order, C = alpha·sum + beta·C at the tile (beta == 0 never reads C); whole tiles were
 // stored by their block.
 template <typename T, int BM, int BN, int64_t GROUP, int THREADS>
-__global__ void __launch_bounds__(THREADS) stream_k_sum_kernel(const GemmParams<T> p, int64_t steps) {
+__global__ void __launch_bounds__(THREADS)
+    stream_k_sum_kernel(const GemmParams<T> p, int64_t steps) {
     constexpr int V = 16 / int(sizeof(T)), G = BM * BN / (V * THREADS); // 16-byte groups per thread
-    constexpr int F = G < 8 ? G : 8;                                     // groups in flight at once
-    static_assert(BM % V == 0 && G % F == 0 && (BM * BN) % (V * THREADS) == 0, "slots in whole groups");
+    constexpr int F = G < 8 ? G : 8;                                    // groups in flight at once
+    static_assert(BM % V == 0 && G % F == 0 && (BM * BN) % (V * THREADS) == 0,
+                  "slots in whole groups");
     using Vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
     const StreamKUnit u = stream_k_unit(p, steps, 0, int64_t(blockIdx.x) * steps);
     if (!u.cut()) return;
@@ -440,7 +469,8 @@ __global__ void __launch_bounds__(THREADS) stream_k_sum_kernel(const GemmParams<
             for (int f = 0; f < F; ++f) {
                 const T *x = reinterpret_cast<const T *>(&w[f]);
 #pragma unroll
-                for (int q = 0; q < V; ++q) sum[f][q] = b == u.first_block() ? x[q] : sum[f][q] + x[q];
+                for (int q = 0; q < V; ++q)
+                    sum[f][q] = b == u.first_block() ? x[q] : sum[f][q] + x[q];
             }
         }
 #pragma unroll
@@ -464,8 +494,8 @@ __global__ void __launch_bounds__(THREADS) stream_k_sum_kernel(const GemmParams<
 // of each 16×8 accumulator fragment (i, j) of the warp tile at (r0, c0) of C.
 // C = alpha·acc + beta·C, with beta == 0 never reading C.
 template <typename T, int MT, int NT>
-__device__ __forceinline__ void store_fragments(const GemmParams<T> &p, const T (&acc)[MT][NT][4], int64_t r0,
-                                                int64_t c0, int g, int t) {
+__device__ __forceinline__ void store_fragments(const GemmParams<T> &p, const T (&acc)[MT][NT][4],
+                                                int64_t r0, int64_t c0, int g, int t) {
     const bool read_c = p.beta != T(0);
 #pragma unroll
     for (int i = 0; i < MT; ++i) {

@@ -69,8 +69,9 @@ Layout layout_of(int64_t m, int64_t n, int64_t k, int terms) {
 // (kcontig), else at src[r + l·ld]. One block per RB×32 tile: read coalesced into shared memory,
 // written out in panel order (contiguous, swizzled) with the split into high and low parts.
 template <int RB>
-__global__ void __launch_bounds__(256) pack_kernel(const float *src, int64_t ld, bool kcontig, int64_t rows,
-                                                   int64_t k, int64_t ktiles, float *hi, float *lo) {
+__global__ void __launch_bounds__(256)
+    pack_kernel(const float *src, int64_t ld, bool kcontig, int64_t rows, int64_t k, int64_t ktiles,
+                float *hi, float *lo) {
     __shared__ float s[RB][BK + 1];
     const int64_t rt = blockIdx.y, kt = blockIdx.x;
     const int64_t r0 = rt * RB, l0 = kt * BK;
@@ -96,20 +97,23 @@ __global__ void __launch_bounds__(256) pack_kernel(const float *src, int64_t ld,
 // wgmma's shared-memory matrix descriptor: start address, leading offset (unused by k-major
 // swizzled tiles: 16 bytes), 1024 bytes between groups of eight rows, 128-byte swizzle.
 __device__ __forceinline__ uint64_t descriptor(uint32_t addr) {
-    return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t(16 >> 4) << 16) | (uint64_t(1024 >> 4) << 32) |
-           (uint64_t(1) << 62);
+    return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t(16 >> 4) << 16) |
+           (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
 }
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
 __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, int bytes) {
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
-                 "r"(bytes)
-                 : "memory");
+    asm volatile(
+        "{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::
+            "r"(bar),
+        "r"(bytes)
+        : "memory");
 }
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
+                 : "memory");
 }
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     asm volatile("{\n.reg .pred done;\nWAIT:\n"
@@ -120,7 +124,8 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 }
 // `bytes` from global memory to shared memory, counted against the barrier's transactions.
 __device__ __forceinline__ void bulk_copy(uint32_t dst, const void *src, int bytes, uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];\n" ::"r"(dst),
                  "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 }
@@ -137,25 +142,37 @@ __device__ __forceinline__ void wgmma_n256(float (&d)[32][4], uint64_t desc_a, u
                  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
                  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
                  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "
+                 "%110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, "
+                 "%125, %126, %127"
                  "}, %128, %129, p, 1, 1;\n}\n"
-                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
-                   "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
-                   "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-                   "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
-                   "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-                   "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
-                   "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3]),
-                   "+f"(d[16][0]), "+f"(d[16][1]), "+f"(d[16][2]), "+f"(d[16][3]), "+f"(d[17][0]), "+f"(d[17][1]), "+f"(d[17][2]), "+f"(d[17][3]),
-                   "+f"(d[18][0]), "+f"(d[18][1]), "+f"(d[18][2]), "+f"(d[18][3]), "+f"(d[19][0]), "+f"(d[19][1]), "+f"(d[19][2]), "+f"(d[19][3]),
-                   "+f"(d[20][0]), "+f"(d[20][1]), "+f"(d[20][2]), "+f"(d[20][3]), "+f"(d[21][0]), "+f"(d[21][1]), "+f"(d[21][2]), "+f"(d[21][3]),
-                   "+f"(d[22][0]), "+f"(d[22][1]), "+f"(d[22][2]), "+f"(d[22][3]), "+f"(d[23][0]), "+f"(d[23][1]), "+f"(d[23][2]), "+f"(d[23][3]),
-                   "+f"(d[24][0]), "+f"(d[24][1]), "+f"(d[24][2]), "+f"(d[24][3]), "+f"(d[25][0]), "+f"(d[25][1]), "+f"(d[25][2]), "+f"(d[25][3]),
-                   "+f"(d[26][0]), "+f"(d[26][1]), "+f"(d[26][2]), "+f"(d[26][3]), "+f"(d[27][0]), "+f"(d[27][1]), "+f"(d[27][2]), "+f"(d[27][3]),
-                   "+f"(d[28][0]), "+f"(d[28][1]), "+f"(d[28][2]), "+f"(d[28][3]), "+f"(d[29][0]), "+f"(d[29][1]), "+f"(d[29][2]), "+f"(d[29][3]),
-                   "+f"(d[30][0]), "+f"(d[30][1]), "+f"(d[30][2]), "+f"(d[30][3]), "+f"(d[31][0]), "+f"(d[31][1]), "+f"(d[31][2]), "+f"(d[31][3])
+                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
+                   "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
+                   "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
+                   "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
+                   "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
+                   "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
+                   "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]),
+                   "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]),
+                   "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]), "+f"(d[12][0]), "+f"(d[12][1]),
+                   "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]),
+                   "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
+                   "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3]), "+f"(d[16][0]),
+                   "+f"(d[16][1]), "+f"(d[16][2]), "+f"(d[16][3]), "+f"(d[17][0]), "+f"(d[17][1]),
+                   "+f"(d[17][2]), "+f"(d[17][3]), "+f"(d[18][0]), "+f"(d[18][1]), "+f"(d[18][2]),
+                   "+f"(d[18][3]), "+f"(d[19][0]), "+f"(d[19][1]), "+f"(d[19][2]), "+f"(d[19][3]),
+                   "+f"(d[20][0]), "+f"(d[20][1]), "+f"(d[20][2]), "+f"(d[20][3]), "+f"(d[21][0]),
+                   "+f"(d[21][1]), "+f"(d[21][2]), "+f"(d[21][3]), "+f"(d[22][0]), "+f"(d[22][1]),
+                   "+f"(d[22][2]), "+f"(d[22][3]), "+f"(d[23][0]), "+f"(d[23][1]), "+f"(d[23][2]),
+                   "+f"(d[23][3]), "+f"(d[24][0]), "+f"(d[24][1]), "+f"(d[24][2]), "+f"(d[24][3]),
+                   "+f"(d[25][0]), "+f"(d[25][1]), "+f"(d[25][2]), "+f"(d[25][3]), "+f"(d[26][0]),
+                   "+f"(d[26][1]), "+f"(d[26][2]), "+f"(d[26][3]), "+f"(d[27][0]), "+f"(d[27][1]),
+                   "+f"(d[27][2]), "+f"(d[27][3]), "+f"(d[28][0]), "+f"(d[28][1]), "+f"(d[28][2]),
+                   "+f"(d[28][3]), "+f"(d[29][0]), "+f"(d[29][1]), "+f"(d[29][2]), "+f"(d[29][3]),
+                   "+f"(d[30][0]), "+f"(d[30][1]), "+f"(d[30][2]), "+f"(d[30][3]), "+f"(d[31][0]),
+                   "+f"(d[31][1]), "+f"(d[31][2]), "+f"(d[31][3])
                  : "l"(desc_a), "l"(desc_b), "n"(int(ACCUMULATE)));
 }
 
@@ -168,14 +185,19 @@ __device__ __forceinline__ void wgmma_n128(float (&d)[16][4], uint64_t desc_a, u
                  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
                  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
                  "}, %64, %65, p, 1, 1;\n}\n"
-                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
-                   "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
-                   "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-                   "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
-                   "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-                   "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
-                   "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+                 : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
+                   "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
+                   "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
+                   "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
+                   "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
+                   "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
+                   "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]),
+                   "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+                   "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]),
+                   "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]), "+f"(d[12][0]), "+f"(d[12][1]),
+                   "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]),
+                   "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
+                   "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
                  : "l"(desc_a), "l"(desc_b), "n"(int(ACCUMULATE)));
 }
 
@@ -206,10 +228,12 @@ template <int NT> __device__ __forceinline__ void fence_operands(float (&d)[NT][
 #endif
 
 template <int TERMS>
-__global__ void __launch_bounds__(THREADS, 1) wgmma_tf32_kernel(const GemmParams<float> p, const Panels panels) {
+__global__ void __launch_bounds__(THREADS, 1)
+    wgmma_tf32_kernel(const GemmParams<float> p, const Panels panels) {
 #if TESSERA_WGMMA_DEVICE
     using K = Config<TERMS>;
-    constexpr int BN = K::BN, STAGES = K::STAGES, B_TILE = K::B_TILE, STAGE_BYTES = K::STAGE_BYTES, NT = BN / 8;
+    constexpr int BN = K::BN, STAGES = K::STAGES, B_TILE = K::B_TILE, STAGE_BYTES = K::STAGE_BYTES,
+                  NT = BN / 8;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t base = (smem_addr(smem_raw) + 1023u) & ~1023u;
     const uint32_t bars = base + STAGES * STAGE_BYTES;
@@ -290,7 +314,8 @@ __global__ void __launch_bounds__(THREADS, 1) wgmma_tf32_kernel(const GemmParams
         for (int64_t t = 0; t < span; ++t) {
             const int s = int(t % STAGES);
             mbar_wait(full(s), uint32_t((t / STAGES) & 1));
-            const uint64_t a_hi = descriptor(a_part(s, 0) + a_half), a_lo = descriptor(a_part(s, 1) + a_half);
+            const uint64_t a_hi = descriptor(a_part(s, 0) + a_half),
+                           a_lo = descriptor(a_part(s, 1) + a_half);
             const uint64_t b_hi = descriptor(b_part(s, 0)), b_lo = descriptor(b_part(s, 1));
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
             tile_mma<false>(part, a_lo, b_hi);
@@ -320,7 +345,8 @@ template <int TERMS> cudaError_t set_smem() {
     static std::once_flag once;
     static cudaError_t attr = cudaSuccess;
     std::call_once(once, [] {
-        attr = cudaFuncSetAttribute(wgmma_tf32_kernel<TERMS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        attr = cudaFuncSetAttribute(wgmma_tf32_kernel<TERMS>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     Config<TERMS>::SMEM_BYTES);
     });
     return attr;
@@ -349,27 +375,34 @@ size_t wgmma_panel_bytes(int64_t m, int64_t n, int64_t k, int terms) {
     return (l.a_floats + l.b_floats) * sizeof(float) * (terms == 3 ? 2 : 1);
 }
 
-cudaError_t launch_wgmma_pack(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p, int terms,
-                              void *panels) {
+cudaError_t launch_wgmma_pack(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p,
+                              int terms, void *panels) {
     const Layout l = layout_of(p.m, p.n, p.k, terms);
     if (!wgmma_fits(p.m, p.n, p.k, terms)) return cudaErrorInvalidConfiguration;
     float *a_hi = static_cast<float *>(panels), *b_hi = a_hi + l.a_floats;
-    float *a_lo = terms == 3 ? b_hi + l.b_floats : nullptr, *b_lo = terms == 3 ? a_lo + l.a_floats : nullptr;
+    float *a_lo = terms == 3 ? b_hi + l.b_floats : nullptr,
+          *b_lo = terms == 3 ? a_lo + l.a_floats : nullptr;
     // op(A)(i, l) is A[l + i·lda] when transposed (runs along k); op(B)(l, j) is B[l + j·ldb]
     // when not transposed (B's panels hold op(B)ᵀ, n × k).
-    pack_kernel<BM><<<dim3(unsigned(l.ktiles), unsigned(l.tiles_m)), 256, 0, stream>>>(p.A, p.lda, ta, p.m, p.k,
-                                                                                      l.ktiles, a_hi, a_lo);
+    pack_kernel<BM><<<dim3(unsigned(l.ktiles), unsigned(l.tiles_m)), 256, 0, stream>>>(
+        p.A, p.lda, ta, p.m, p.k, l.ktiles, a_hi, a_lo);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     const dim3 grid_b(unsigned(l.ktiles), unsigned(l.tiles_n));
-    if (terms == 3) pack_kernel<Config<3>::BN><<<grid_b, 256, 0, stream>>>(p.B, p.ldb, !tb, p.n, p.k, l.ktiles, b_hi, b_lo);
-    else pack_kernel<Config<1>::BN><<<grid_b, 256, 0, stream>>>(p.B, p.ldb, !tb, p.n, p.k, l.ktiles, b_hi, b_lo);
+    if (terms == 3)
+        pack_kernel<Config<3>::BN>
+            <<<grid_b, 256, 0, stream>>>(p.B, p.ldb, !tb, p.n, p.k, l.ktiles, b_hi, b_lo);
+    else
+        pack_kernel<Config<1>::BN>
+            <<<grid_b, 256, 0, stream>>>(p.B, p.ldb, !tb, p.n, p.k, l.ktiles, b_hi, b_lo);
     return cudaGetLastError();
 }
 
-cudaError_t launch_wgmma_tf32(cudaStream_t stream, const GemmParams<float> &p, int terms, const void *panels) {
+cudaError_t launch_wgmma_tf32(cudaStream_t stream, const GemmParams<float> &p, int terms,
+                              const void *panels) {
     const Layout l = layout_of(p.m, p.n, p.k, terms);
     const float *a_hi = static_cast<const float *>(panels), *b_hi = a_hi + l.a_floats;
-    const float *a_lo = terms == 3 ? b_hi + l.b_floats : nullptr, *b_lo = terms == 3 ? a_lo + l.a_floats : nullptr;
+    const float *a_lo = terms == 3 ? b_hi + l.b_floats : nullptr,
+                *b_lo = terms == 3 ? a_lo + l.a_floats : nullptr;
     const Panels pn{a_hi, a_lo, b_hi, b_lo, l.ktiles};
     GemmParams<float> q = p;
     q.tiles_m = l.tiles_m, q.tiles_n = l.tiles_n;

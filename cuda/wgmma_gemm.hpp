@@ -30,12 +30,13 @@ size_t wgmma_panel_bytes(int64_t m, int64_t n, int64_t k, int terms);
 
 // Packs op(A) and op(B) (p.A, p.lda, p.B, p.ldb with the transposes ta, tb; p.m, p.n, p.k) into
 // `panels` (wgmma_panel_bytes of them), on `stream`.
-cudaError_t launch_wgmma_pack(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p, int terms,
-                              void *panels);
+cudaError_t launch_wgmma_pack(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p,
+                              int terms, void *panels);
 
 // C = alpha·op(A)·op(B) + beta·C from the packed panels (p.A and p.B are not read), over p.splits
 // slices of k when p.splits > 1 (each slice's partial product to its slab of p.C, as the other
 // kernels do). terms: 1 for TF32, 3 for 3xTF32.
-cudaError_t launch_wgmma_tf32(cudaStream_t stream, const GemmParams<float> &p, int terms, const void *panels);
+cudaError_t launch_wgmma_tf32(cudaStream_t stream, const GemmParams<float> &p, int terms,
+                              const void *panels);
 
 } // namespace tessera::cuda

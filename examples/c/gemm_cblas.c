@@ -7,23 +7,18 @@
 enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
 enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
 
-void cblas_dgemm(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE transa,
-                 enum CBLAS_TRANSPOSE transb, int m, int n, int k, double alpha,
-                 const double *A, int lda, const double *B, int ldb, double beta, double *C,
-                 int ldc);
+void cblas_dgemm(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE transa, enum CBLAS_TRANSPOSE transb,
+                 int m, int n, int k, double alpha, const double *A, int lda, const double *B,
+                 int ldb, double beta, double *C, int ldc);
 
 enum { M = 3, N = 4, K = 2 };
 
 static double magnitude(double x) { return x < 0 ? -x : x; }
 
-int main(void)
-{
+int main(void) {
     /* Row-major: element (i, j) of a matrix with leading dimension ld is at [i * ld + j]. */
-    const double A[M * K] = {1, 2,
-                             3, 4,
-                             5, 6};
-    const double B[K * N] = {1, -1, 0, 2,
-                             3,  1, 1, 0};
+    const double A[M * K] = {1, 2, 3, 4, 5, 6};
+    const double B[K * N] = {1, -1, 0, 2, 3, 1, 1, 0};
     double C[M * N];
     const double alpha = 1.5, beta = 0.5;
     int bad = 0;
@@ -38,8 +33,7 @@ int main(void)
             ref[i * N + j] = alpha * sum + beta * C[i * N + j];
         }
 
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, A, K, B, N, beta, C,
-                N);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, A, K, B, N, beta, C, N);
 
     printf("cblas_dgemm: C = %g*A*B + %g*C (row-major, %dx%d)\n", alpha, beta, M, N);
     for (int i = 0; i < M; ++i) {

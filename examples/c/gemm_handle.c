@@ -6,14 +6,14 @@
 #include <tessera/tessera.h>
 
 /* Print the reason of a failed call and leave. */
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        tsr_status st_ = (call);                                                             \
-        if (st_ != TSR_SUCCESS) {                                                            \
-            fprintf(stderr, "%s failed: %s (%s)\n", #call, tsr_status_string(st_),           \
-                    tsr_last_error());                                                       \
-            exit(EXIT_FAILURE);                                                              \
-        }                                                                                    \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        tsr_status st_ = (call);                                                                   \
+        if (st_ != TSR_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s failed: %s (%s)\n", #call, tsr_status_string(st_),                 \
+                    tsr_last_error());                                                             \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
     } while (0)
 
 enum { M = 4, N = 3, K = 5 };
@@ -25,8 +25,7 @@ static double entry(int i, int j, int salt) { return (double)((i * 3 + j * 5 + s
 
 /* C = alpha*A^T*B + beta*C in single precision, column-major: A is stored K x M (so op(A) = A^T
  * is M x K), B is K x N, C is M x N with a leading dimension larger than M. */
-static int run_sgemm(tsr_handle handle)
-{
+static int run_sgemm(tsr_handle handle) {
     const int lda = K, ldb = K, ldc = M + 2;
     float A[K * M], B[K * N], C[(M + 2) * N];
     double ref[M * N];
@@ -47,8 +46,8 @@ static int run_sgemm(tsr_handle handle)
             ref[i + j * M] = alpha * sum + beta * (double)C[i + j * ldc];
         }
 
-    CHECK(tsr_sgemm(handle, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, M, N, K, alpha, A, lda, B, ldb,
-                    beta, C, ldc));
+    CHECK(tsr_sgemm(handle, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, M, N, K, alpha, A, lda, B, ldb, beta,
+                    C, ldc));
 
     printf("sgemm: C = %g*A^T*B %+g*C (column-major, %dx%d)\n", alpha, beta, M, N);
     for (int i = 0; i < M; ++i) {
@@ -73,8 +72,7 @@ static int run_sgemm(tsr_handle handle)
 }
 
 /* C = alpha*A*B^T + beta*C in double precision, row-major: A is M x K, B is stored N x K. */
-static int run_dgemm(tsr_handle handle)
-{
+static int run_dgemm(tsr_handle handle) {
     const int lda = K, ldb = K, ldc = N;
     double A[M * K], B[N * K], C[M * N], ref[M * N];
     const double alpha = 0.5, beta = 3.0;
@@ -94,8 +92,8 @@ static int run_dgemm(tsr_handle handle)
             ref[i * N + j] = alpha * sum + beta * C[i * ldc + j];
         }
 
-    CHECK(tsr_dgemm(handle, TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_T, M, N, K, alpha, A, lda, B, ldb,
-                    beta, C, ldc));
+    CHECK(tsr_dgemm(handle, TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_T, M, N, K, alpha, A, lda, B, ldb, beta,
+                    C, ldc));
 
     printf("dgemm: C = %g*A*B^T %+g*C (row-major, %dx%d)\n", alpha, beta, M, N);
     for (int i = 0; i < M; ++i) {
@@ -114,8 +112,7 @@ static int run_dgemm(tsr_handle handle)
 
 /* A deliberate mistake (lda smaller than the rows of A): the call returns an error, says which
  * argument is wrong, and leaves C as it was. */
-static int show_error(tsr_handle handle)
-{
+static int show_error(tsr_handle handle) {
     double A[4] = {1, 2, 3, 4}, B[4] = {1, 0, 0, 1}, C[4] = {7, 7, 7, 7};
     tsr_status st = tsr_dgemm(handle, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 2, 2, 1.0, A,
                               1 /* lda: too small */, B, 2, 0.0, C, 2);
@@ -132,8 +129,7 @@ static int show_error(tsr_handle handle)
     return 0;
 }
 
-int main(void)
-{
+int main(void) {
     tsr_handle handle = NULL;
     tsr_backend backend;
     int bad = 0;

@@ -7,14 +7,14 @@
 
 #include <tessera/tessera.h>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        tsr_status st_ = (call);                                                             \
-        if (st_ != TSR_SUCCESS) {                                                            \
-            fprintf(stderr, "%s failed: %s (%s)\n", #call, tsr_status_string(st_),           \
-                    tsr_last_error());                                                       \
-            exit(EXIT_FAILURE);                                                              \
-        }                                                                                    \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        tsr_status st_ = (call);                                                                   \
+        if (st_ != TSR_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s failed: %s (%s)\n", #call, tsr_status_string(st_),                 \
+                    tsr_last_error());                                                             \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
     } while (0)
 
 /* A directed graph on 8 vertices: a ring 0->1->...->7->0 with chords and one self-loop. */
@@ -24,8 +24,7 @@ static const int32_t edge_to[] = {1, 2, 3, 4, 5, 6, 7, 0, 4, 6, 0, 2, 3, 1, 5};
 enum { EDGES = sizeof edge_from / sizeof edge_from[0] };
 
 /* Walks of `steps` steps from x to y, by enumerating them (the oracle). */
-static double brute_force(int x, int y, int steps)
-{
+static double brute_force(int x, int y, int steps) {
     if (steps == 0) return x == y ? 1.0 : 0.0;
     double count = 0.0;
     for (int e = 0; e < EDGES; ++e)
@@ -34,16 +33,15 @@ static double brute_force(int x, int y, int steps)
 }
 
 /* P = M^k by repeated squaring, row-major N x N, with tsr_dgemm. */
-static void matrix_power(tsr_handle h, const double *M, int k, double *P)
-{
+static void matrix_power(tsr_handle h, const double *M, int k, double *P) {
     double *base = malloc(sizeof(double) * N * N), *tmp = malloc(sizeof(double) * N * N);
     if (!base || !tmp) exit(EXIT_FAILURE);
     memcpy(base, M, sizeof(double) * N * N);
     for (int i = 0; i < N * N; ++i) P[i] = (i / N == i % N) ? 1.0 : 0.0; /* identity */
     while (k > 0) {
         if (k & 1) { /* P = P * base */
-            CHECK(tsr_dgemm(h, TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0, P, N, base, N,
-                            0.0, tmp, N));
+            CHECK(tsr_dgemm(h, TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0, P, N, base, N, 0.0,
+                            tmp, N));
             memcpy(P, tmp, sizeof(double) * N * N);
         }
         k >>= 1;
@@ -57,8 +55,7 @@ static void matrix_power(tsr_handle h, const double *M, int k, double *P)
     free(tmp);
 }
 
-int main(void)
-{
+int main(void) {
     tsr_handle h;
     tsr_sparse A;
     double M[N * N] = {0}, P[N * N], values[EDGES], v[N], w[N];
@@ -79,7 +76,8 @@ int main(void)
     /* All pairs: M^STEPS. */
     matrix_power(h, M, STEPS, P);
 
-    /* One target: v = M^STEPS e_target, one sparse product per step; v[x] = (M^STEPS)[x][target]. */
+    /* One target: v = M^STEPS e_target, one sparse product per step; v[x] = (M^STEPS)[x][target].
+     */
     for (int i = 0; i < N; ++i) v[i] = (i == target) ? 1.0 : 0.0;
     for (int s = 0; s < STEPS; ++s) {
         CHECK(tsr_dspmv(h, TSR_OP_N, 1.0, A, v, 0.0, w));

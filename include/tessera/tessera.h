@@ -57,10 +57,10 @@ typedef enum TSR_ENUM_BASE {
 
 /** Where a handle's calls run. */
 typedef enum TSR_ENUM_BASE {
-    TSR_BACKEND_AUTO = 0,  /**< CUDA when it is loaded and pays off, otherwise the CPU */
-    TSR_BACKEND_CPU,       /**< Tessera's CPU kernels (OpenMP + SIMD) */
-    TSR_BACKEND_CUDA,      /**< Tessera's CUDA kernels (plugin libtessera_cuda.so) */
-    TSR_BACKEND_REFERENCE  /**< plain loops: slow, obviously right; an oracle */
+    TSR_BACKEND_AUTO = 0, /**< CUDA when it is loaded and pays off, otherwise the CPU */
+    TSR_BACKEND_CPU,      /**< Tessera's CPU kernels (OpenMP + SIMD) */
+    TSR_BACKEND_CUDA,     /**< Tessera's CUDA kernels (plugin libtessera_cuda.so) */
+    TSR_BACKEND_REFERENCE /**< plain loops: slow, obviously right; an oracle */
 } tsr_backend;
 
 /** Storage order of the matrices of a call; the values are CBLAS's. */
@@ -232,33 +232,35 @@ typedef struct tsr_gemm_plan_s *tsr_gemm_plan;
  *  messages; *plan is written only on success.
  *  @return ::TSR_ERR_INVALID_ARGUMENT for a NULL plan, a bad enum, a negative size, a short
  *          leading dimension or a matrix beyond the address space. */
-TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, tsr_dtype dtype, tsr_layout layout,
-                                        tsr_op transa, tsr_op transb, int64_t m, int64_t n, int64_t k, int64_t lda,
-                                        int64_t ldb, int64_t ldc);
+TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, tsr_dtype dtype,
+                                        tsr_layout layout, tsr_op transa, tsr_op transb, int64_t m,
+                                        int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                                        int64_t ldc);
 
 /** Runs the plan's product on A, B and C (of the plan's dtype: float or double arrays). alpha and
  *  beta are converted to the plan's type. A and B may be NULL where they are not read (alpha 0,
  *  k 0), C where m or n is 0.
  *  @return as tsr_sgemm(); ::TSR_ERR_INVALID_ARGUMENT for a NULL plan or a needed NULL pointer. */
-TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A, const void *B,
-                                         double beta, void *C);
+TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A,
+                                         const void *B, double beta, void *C);
 
 /** `count` products, the i-th on A[i], B[i], C[i]. Every pointer is checked before any product
  *  runs. With more products than the handle has threads, the products are shared out among the
  *  threads, one thread each; the C[i] must then not overlap. The first failure is returned.
  *  @return ::TSR_ERR_INVALID_ARGUMENT for a negative count or a needed NULL pointer. */
 TSR_API tsr_status tsr_gemm_plan_execute_batch(tsr_gemm_plan plan, int64_t count, double alpha,
-                                               const void *const *A, const void *const *B, double beta,
-                                               void *const *C);
+                                               const void *const *A, const void *const *B,
+                                               double beta, void *const *C);
 
 /** `count` products, the i-th on A + i·stride_a, B + i·stride_b, C + i·stride_c (strides in
  *  elements, >= 0; a stride 0 reuses one operand). With count > 1, stride_c must be at least the
  *  elements one C spans, so that no two products write the same element.
  *  @return ::TSR_ERR_INVALID_ARGUMENT for a negative count or stride, overlapping Cs, a needed
  *          NULL pointer, or strides reaching beyond the address space. */
-TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t count, double alpha, const void *A,
-                                                 int64_t stride_a, const void *B, int64_t stride_b, double beta,
-                                                 void *C, int64_t stride_c);
+TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t count, double alpha,
+                                                 const void *A, int64_t stride_a, const void *B,
+                                                 int64_t stride_b, double beta, void *C,
+                                                 int64_t stride_c);
 
 /** Frees the plan. */
 TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan);
@@ -371,7 +373,8 @@ TSR_API tsr_status tsr_sparse_destroy(tsr_sparse matrix);
  * @param A the matrix, of type `TSR_F32`.
  * @param x the input vector; not read when alpha == 0 or A has no entries (may then be NULL).
  * @param beta scale of y on input; y is not read when beta == 0.
- * @param y the output vector, overwritten; must not overlap x (an overlap is refused with ::TSR_ERR_INVALID_ARGUMENT).
+ * @param y the output vector, overwritten; must not overlap x (an overlap is refused with
+ * ::TSR_ERR_INVALID_ARGUMENT).
  * @return ::TSR_ERR_INVALID_ARGUMENT for a bad op, a NULL pointer or a matrix of another type.
  */
 TSR_API tsr_status tsr_sspmv(tsr_handle handle, tsr_op op, float alpha, tsr_sparse A,

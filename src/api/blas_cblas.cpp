@@ -19,9 +19,8 @@ char cblas_op(int op) {
 }
 
 template <typename I, typename T>
-void cblas_gemm(const char *name, const char *routine, int layout, int transa, int transb, I m,
-                I n, I k, T alpha, const T *A, I lda, const T *B, I ldb, T beta, T *C,
-                I ldc) noexcept {
+void cblas_gemm(const char *name, const char *routine, int layout, int transa, int transb, I m, I n,
+                I k, T alpha, const T *A, I lda, const T *B, I ldb, T beta, T *C, I ldc) noexcept {
     if (layout != TSR_COL_MAJOR && layout != TSR_ROW_MAJOR) {
         cblas_xerbla(1, name, "Illegal layout setting, %d\n", layout);
         return;
@@ -45,8 +44,8 @@ void cblas_gemm(const char *name, const char *routine, int layout, int transa, i
         return;
     }
     tsr_status s = core::guarded(routine, [&] {
-        return submit_gemm<T>(nullptr, routine, tsr_layout(layout), ta, tb, m, n, k, alpha, A,
-                              lda, B, ldb, beta, C, ldc);
+        return submit_gemm<T>(nullptr, routine, tsr_layout(layout), ta, tb, m, n, k, alpha, A, lda,
+                              B, ldb, beta, C, ldc);
     });
     if (s != TSR_SUCCESS) report_blas_failure(name);
 }
@@ -61,29 +60,29 @@ extern "C" {
 TSR_API void cblas_sgemm(int layout, int transa, int transb, int M, int N, int K, float alpha,
                          const float *A, int lda, const float *B, int ldb, float beta, float *C,
                          int ldc) {
-    cblas_gemm("cblas_sgemm", "sgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb,
-               beta, C, ldc);
+    cblas_gemm("cblas_sgemm", "sgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta,
+               C, ldc);
 }
 
 TSR_API void cblas_dgemm(int layout, int transa, int transb, int M, int N, int K, double alpha,
-                         const double *A, int lda, const double *B, int ldb, double beta,
-                         double *C, int ldc) {
-    cblas_gemm("cblas_dgemm", "dgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb,
-               beta, C, ldc);
+                         const double *A, int lda, const double *B, int ldb, double beta, double *C,
+                         int ldc) {
+    cblas_gemm("cblas_dgemm", "dgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta,
+               C, ldc);
 }
 
 TSR_API void cblas_sgemm_64(int layout, int transa, int transb, int64_t M, int64_t N, int64_t K,
                             float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                             float beta, float *C, int64_t ldc) {
-    cblas_gemm("cblas_sgemm", "sgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb,
-               beta, C, ldc);
+    cblas_gemm("cblas_sgemm", "sgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta,
+               C, ldc);
 }
 
 TSR_API void cblas_dgemm_64(int layout, int transa, int transb, int64_t M, int64_t N, int64_t K,
                             double alpha, const double *A, int64_t lda, const double *B,
                             int64_t ldb, double beta, double *C, int64_t ldc) {
-    cblas_gemm("cblas_dgemm", "dgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb,
-               beta, C, ldc);
+    cblas_gemm("cblas_dgemm", "dgemm", layout, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta,
+               C, ldc);
 }
 
 } // extern "C"

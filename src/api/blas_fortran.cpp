@@ -18,8 +18,8 @@ void fortran_gemm(const char *name6, const char *routine, const char *transa, co
         return;
     }
     tsr_status s = core::guarded(routine, [&] {
-        return submit_gemm<T>(nullptr, routine, TSR_COL_MAJOR, *transa, *transb, *m, *n, *k,
-                              *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
+        return submit_gemm<T>(nullptr, routine, TSR_COL_MAJOR, *transa, *transb, *m, *n, *k, *alpha,
+                              A, *lda, B, *ldb, *beta, C, *ldc);
     });
     if (s != TSR_SUCCESS) report_blas_failure(routine);
 }
@@ -40,8 +40,8 @@ TSR_API void sgemm_(const char *transa, const char *transb, const int *m, const 
 
 TSR_API void dgemm_(const char *transa, const char *transb, const int *m, const int *n,
                     const int *k, const double *alpha, const double *A, const int *lda,
-                    const double *B, const int *ldb, const double *beta, double *C,
-                    const int *ldc, size_t, size_t) {
+                    const double *B, const int *ldb, const double *beta, double *C, const int *ldc,
+                    size_t, size_t) {
     fortran_gemm("DGEMM ", "dgemm", transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 

@@ -52,8 +52,9 @@ inline bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size
 
 // The tsr_* door's checks (enums, then check_gemm) with a message naming the argument in the
 // caller's own terms; TSR_SUCCESS or TSR_ERR_INVALID_ARGUMENT with tsr_last_error() set.
-tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb, int64_t m,
-                          int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, size_t elem_size);
+tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb,
+                          int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                          size_t elem_size);
 
 // Folds a checked call in `layout` into a column-major one (row-major C = op(A)op(B) is
 // column-major C^T = op(B)^T op(A)^T) and dispatches it.
@@ -64,11 +65,33 @@ tsr_status submit_gemm(tsr_context *ctx, const char *routine, tsr_layout layout,
     core::GemmTrace trace{routine, layout, op_upper(transa), op_upper(transb), m, n, k};
     core::GemmArgs<T> args;
     if (layout == TSR_COL_MAJOR)
-        args = {op_transposes(transa), op_transposes(transb), m, n, k, alpha, A, lda, B, ldb,
-                beta, C, ldc};
+        args = {op_transposes(transa),
+                op_transposes(transb),
+                m,
+                n,
+                k,
+                alpha,
+                A,
+                lda,
+                B,
+                ldb,
+                beta,
+                C,
+                ldc};
     else
-        args = {op_transposes(transb), op_transposes(transa), n, m, k, alpha, B, ldb, A, lda,
-                beta, C, ldc};
+        args = {op_transposes(transb),
+                op_transposes(transa),
+                n,
+                m,
+                k,
+                alpha,
+                B,
+                ldb,
+                A,
+                lda,
+                beta,
+                C,
+                ldc};
     return core::gemm(ctx, args, trace);
 }
 

@@ -35,15 +35,16 @@ int64_t extent(int64_t rows, int64_t cols, int64_t ld) { // checked by check_gem
 // Whether count matrices of `extent` elements, `stride` apart, can all be addressed.
 bool strided_fits(int64_t count, int64_t stride, int64_t extent, size_t elem_size) {
     int64_t span = 0;
-    if (__builtin_mul_overflow(count - 1, stride, &span) || __builtin_add_overflow(span, extent, &span))
+    if (__builtin_mul_overflow(count - 1, stride, &span) ||
+        __builtin_add_overflow(span, extent, &span))
         return false;
     return span <= int64_t(PTRDIFF_MAX / ptrdiff_t(elem_size));
 }
 
 template <typename T>
 tsr_status run_one(const tsr_gemm_plan_s &p, T alpha, const T *A, const T *B, T beta, T *C) {
-    const core::GemmArgs<T> g{p.trans_a, p.trans_b, p.m,    p.n,  p.k, alpha, p.swap ? B : A,
-                              p.lda,     p.swap ? A : B,  p.ldb, beta, C,   p.ldc};
+    const core::GemmArgs<T> g{p.trans_a, p.trans_b,      p.m,   p.n,  p.k, alpha, p.swap ? B : A,
+                              p.lda,     p.swap ? A : B, p.ldb, beta, C,   p.ldc};
     return core::gemm_planned(p.handle, g, p.trace);
 }
 
@@ -51,7 +52,8 @@ tsr_status run_one(const tsr_gemm_plan_s &p, T alpha, const T *A, const T *B, T 
 // each runs on one thread (a call inside a parallel region does), else one after another with
 // the handle's threads each. The first failure is returned; the others still run.
 template <typename T, typename Get>
-tsr_status run_batch(const char *name, const tsr_gemm_plan_s &p, int64_t count, T alpha, T beta, Get get) {
+tsr_status run_batch(const char *name, const tsr_gemm_plan_s &p, int64_t count, T alpha, T beta,
+                     Get get) {
     const bool reads_ab = p.m > 0 && p.n > 0 && p.k > 0 && alpha != T(0);
     for (int64_t i = 0; i < count; ++i) { // every pointer checked before anything is written
         auto [A, B, C] = get(i);
@@ -96,25 +98,32 @@ using tessera::core::guarded;
 
 extern "C" {
 
-TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, tsr_dtype dtype, tsr_layout layout,
-                                        tsr_op transa, tsr_op transb, int64_t m, int64_t n, int64_t k, int64_t lda,
-                                        int64_t ldb, int64_t ldc) {
+TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, tsr_dtype dtype,
+                                        tsr_layout layout, tsr_op transa, tsr_op transb, int64_t m,
+                                        int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                                        int64_t ldc) {
     return guarded("tsr_gemm_plan_create", [&] {
         const char *name = "tsr_gemm_plan_create";
         if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
         if (dtype != TSR_F32 && dtype != TSR_F64)
-            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: dtype = %d is not TSR_F32 or TSR_F64", name, int(dtype));
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: dtype = %d is not TSR_F32 or TSR_F64", name,
+                        int(dtype));
         const size_t elem = dtype == TSR_F32 ? 4 : 8;
-        if (tsr_status s = check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, elem);
+        if (tsr_status s =
+                check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, elem);
             s != TSR_SUCCESS)
             return s;
         const bool row = layout == TSR_ROW_MAJOR, ta = transa != TSR_OP_N, tb = transb != TSR_OP_N;
         const char la = op_letter(transa), lb = op_letter(transb);
         const char *routine = dtype == TSR_F32 ? "sgemm" : "dgemm";
-        auto *p = row ? new tsr_gemm_plan_s{handle, dtype, true, tb, ta, n, m, k, ldb, lda, ldc,
-                                            {routine, layout, la, lb, m, n, k}, 0, 0, 0}
-                      : new tsr_gemm_plan_s{handle, dtype, false, ta, tb, m, n, k, lda, ldb, ldc,
-                                            {routine, layout, la, lb, m, n, k}, 0, 0, 0};
+        auto *p = row ? new tsr_gemm_plan_s{handle, dtype, true, tb,
+                                            ta,     n,     m,    k,
+                                            ldb,    lda,   ldc,  {routine, layout, la, lb, m, n, k},
+                                            0,      0,     0}
+                      : new tsr_gemm_plan_s{
+                            handle, dtype, false, ta,  tb,  m,
+                            n,      k,     lda,   ldb, ldc, {routine, layout, la, lb, m, n, k},
+                            0,      0,     0};
         // The extents in storage order: a row-major matrix of r rows is stored as r "columns".
         const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
         p->extent_a = row ? extent(ac, ar, lda) : extent(ar, ac, lda);
@@ -133,8 +142,8 @@ TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan) {
     });
 }
 
-TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A, const void *B,
-                                         double beta, void *C) {
+TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const void *A,
+                                         const void *B, double beta, void *C) {
     return guarded("tsr_gemm_plan_execute", [&] {
         const char *name = "tsr_gemm_plan_execute";
         if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
@@ -144,41 +153,48 @@ TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const
             return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,
                         (p.m > 0 && p.n > 0 && !C) ? "C" : (!A ? "A" : "B"));
         if (p.dtype == TSR_F32)
-            return run_one<float>(p, float(alpha), static_cast<const float *>(A), static_cast<const float *>(B),
-                                  float(beta), static_cast<float *>(C));
-        return run_one<double>(p, alpha, static_cast<const double *>(A), static_cast<const double *>(B), beta,
-                               static_cast<double *>(C));
+            return run_one<float>(p, float(alpha), static_cast<const float *>(A),
+                                  static_cast<const float *>(B), float(beta),
+                                  static_cast<float *>(C));
+        return run_one<double>(p, alpha, static_cast<const double *>(A),
+                               static_cast<const double *>(B), beta, static_cast<double *>(C));
     });
 }
 
 TSR_API tsr_status tsr_gemm_plan_execute_batch(tsr_gemm_plan plan, int64_t count, double alpha,
-                                               const void *const *A, const void *const *B, double beta,
-                                               void *const *C) {
+                                               const void *const *A, const void *const *B,
+                                               double beta, void *const *C) {
     return guarded("tsr_gemm_plan_execute_batch", [&] {
         const char *name = "tsr_gemm_plan_execute_batch";
         if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
-        if (count < 0) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name, count);
+        if (count < 0)
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name,
+                        count);
         if (count > 0 && (!A || !B || !C))
-            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: the %s array is NULL", name, !A ? "A" : (!B ? "B" : "C"));
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: the %s array is NULL", name,
+                        !A ? "A" : (!B ? "B" : "C"));
         if (plan->dtype == TSR_F32)
             return run_batch<float>(name, *plan, count, float(alpha), float(beta), [&](int64_t i) {
-                return Ptrs<float>{static_cast<const float *>(A[i]), static_cast<const float *>(B[i]),
-                                   static_cast<float *>(C[i])};
+                return Ptrs<float>{static_cast<const float *>(A[i]),
+                                   static_cast<const float *>(B[i]), static_cast<float *>(C[i])};
             });
         return run_batch<double>(name, *plan, count, alpha, beta, [&](int64_t i) {
-            return Ptrs<double>{static_cast<const double *>(A[i]), static_cast<const double *>(B[i]),
-                                static_cast<double *>(C[i])};
+            return Ptrs<double>{static_cast<const double *>(A[i]),
+                                static_cast<const double *>(B[i]), static_cast<double *>(C[i])};
         });
     });
 }
 
-TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t count, double alpha, const void *A,
-                                                 int64_t stride_a, const void *B, int64_t stride_b, double beta,
-                                                 void *C, int64_t stride_c) {
+TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t count, double alpha,
+                                                 const void *A, int64_t stride_a, const void *B,
+                                                 int64_t stride_b, double beta, void *C,
+                                                 int64_t stride_c) {
     return guarded("tsr_gemm_plan_execute_strided", [&] {
         const char *name = "tsr_gemm_plan_execute_strided";
         if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
-        if (count < 0) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name, count);
+        if (count < 0)
+            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: count = %" PRId64 " is negative", name,
+                        count);
         if (stride_a < 0 || stride_b < 0 || stride_c < 0)
             return fail(TSR_ERR_INVALID_ARGUMENT, "%s: stride_%c = %" PRId64 " is negative", name,
                         stride_a < 0 ? 'a' : (stride_b < 0 ? 'b' : 'c'),
@@ -188,14 +204,17 @@ TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t cou
         // into each other's results.
         if (count > 1 && stride_c < plan->extent_c)
             return fail(TSR_ERR_INVALID_ARGUMENT,
-                        "%s: stride_c = %" PRId64 " is less than the %" PRId64 " elements one C spans", name,
-                        stride_c, plan->extent_c);
+                        "%s: stride_c = %" PRId64 " is less than the %" PRId64
+                        " elements one C spans",
+                        name, stride_c, plan->extent_c);
         const size_t elem = plan->dtype == TSR_F32 ? 4 : 8;
         if (!strided_fits(count, stride_a, plan->extent_a, elem) ||
             !strided_fits(count, stride_b, plan->extent_b, elem) ||
             !strided_fits(count, stride_c, plan->extent_c, elem))
-            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %" PRId64 " products at these strides extend beyond the "
-                        "address space", name, count);
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "%s: %" PRId64 " products at these strides extend beyond the "
+                        "address space",
+                        name, count);
         if (plan->dtype == TSR_F32)
             return run_batch<float>(name, *plan, count, float(alpha), float(beta), [&](int64_t i) {
                 return Ptrs<float>{A ? static_cast<const float *>(A) + i * stride_a : nullptr,

@@ -7,19 +7,20 @@
 
 namespace tessera::api {
 
-tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb, int64_t m,
-                          int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, size_t elem_size) {
+tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb,
+                          int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                          size_t elem_size) {
     using core::fail;
     if (layout != TSR_ROW_MAJOR && layout != TSR_COL_MAJOR)
-        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: layout = %d is not TSR_ROW_MAJOR or TSR_COL_MAJOR",
-                    name, int(layout));
+        return fail(TSR_ERR_INVALID_ARGUMENT,
+                    "%s: layout = %d is not TSR_ROW_MAJOR or TSR_COL_MAJOR", name, int(layout));
     const char ta = op_letter(transa), tb = op_letter(transb);
     if (ta == '?')
-        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: transa = %d is not TSR_OP_N, TSR_OP_T or TSR_OP_C",
-                    name, int(transa));
+        return fail(TSR_ERR_INVALID_ARGUMENT,
+                    "%s: transa = %d is not TSR_OP_N, TSR_OP_T or TSR_OP_C", name, int(transa));
     if (tb == '?')
-        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: transb = %d is not TSR_OP_N, TSR_OP_T or TSR_OP_C",
-                    name, int(transb));
+        return fail(TSR_ERR_INVALID_ARGUMENT,
+                    "%s: transb = %d is not TSR_OP_N, TSR_OP_T or TSR_OP_C", name, int(transb));
 
     // The column-major call a row-major one becomes swaps (A, lda) with (B, ldb) and m with n.
     const bool row = layout == TSR_ROW_MAJOR;
@@ -36,16 +37,19 @@ tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, ts
     }
     switch (c.info) {
     case 0: return TSR_SUCCESS;
-    case 3: case 4: {
+    case 3:
+    case 4: {
         const bool is_m = (c.info == 3) != row;
         return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s = %" PRId64 " is negative", name,
                     is_m ? "m" : "n", is_m ? m : n);
     }
     case 5: return fail(TSR_ERR_INVALID_ARGUMENT, "%s: k = %" PRId64 " is negative", name, k);
-    case 8: case 10: {
+    case 8:
+    case 10: {
         const bool is_a = (c.info == 8) != row;
         return fail(TSR_ERR_INVALID_ARGUMENT,
-                    "%s: %s = %" PRId64 " is too small: a %s %s with trans%c = %c needs %s >= %" PRId64,
+                    "%s: %s = %" PRId64
+                    " is too small: a %s %s with trans%c = %c needs %s >= %" PRId64,
                     name, is_a ? "lda" : "ldb", is_a ? lda : ldb, order, is_a ? "A" : "B",
                     is_a ? 'a' : 'b', is_a ? ta : tb, is_a ? "lda" : "ldb", c.minimum);
     }
@@ -60,18 +64,19 @@ tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, ts
 namespace {
 
 template <typename T>
-tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op transa,
-                    tsr_op transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,
-                    int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
-    if (tsr_status s = check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, sizeof(T));
+tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op transa, tsr_op transb,
+                    int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B,
+                    int64_t ldb, T beta, T *C, int64_t ldc) {
+    if (tsr_status s =
+            check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, sizeof(T));
         s != TSR_SUCCESS)
         return s;
     const bool reads_ab = m > 0 && n > 0 && k > 0 && alpha != T(0);
     if ((reads_ab && (!A || !B)) || (m > 0 && n > 0 && !C))
         return core::fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,
                           (m > 0 && n > 0 && !C) ? "C" : (!A ? "A" : "B"));
-    return submit_gemm(h, name + 4, layout, op_letter(transa), op_letter(transb), m, n, k, alpha, A, lda, B,
-                       ldb, beta, C, ldc);
+    return submit_gemm(h, name + 4, layout, op_letter(transa), op_letter(transb), m, n, k, alpha, A,
+                       lda, B, ldb, beta, C, ldc);
 }
 
 } // namespace

@@ -62,8 +62,8 @@ TSR_API tsr_status tsr_set_backend(tsr_handle handle, tsr_backend backend) {
     return guarded("tsr_set_backend", [&] {
         if (!handle) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_backend: handle is NULL");
         if (!backend_value_valid(backend))
-            return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_backend: backend = %d is not a tsr_backend",
-                        int(backend));
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "tsr_set_backend: backend = %d is not a tsr_backend", int(backend));
         return tessera::core::set_backend(handle, backend);
     });
 }
@@ -128,17 +128,20 @@ TSR_API tsr_status tsr_set_cuda_stream(tsr_handle handle, void *cuda_stream) {
         const char *why = nullptr;
         const tessera::core::BackendTable *cuda = tessera::core::cuda_backend(&why);
         if (!cuda)
-            return fail(TSR_ERR_BACKEND_UNAVAILABLE, "tsr_set_cuda_stream: backend cuda is unavailable: %s",
+            return fail(TSR_ERR_BACKEND_UNAVAILABLE,
+                        "tsr_set_cuda_stream: backend cuda is unavailable: %s",
                         why ? why : "unknown reason");
         if (!handle->cuda_state && cuda->create_state) {
             tsr_status s = cuda->create_state(handle->cuda_device, &handle->cuda_state);
-            if (s != TSR_SUCCESS) return fail(s, "tsr_set_cuda_stream: %s",
-                                              cuda->last_error ? cuda->last_error() : "cannot set up the device");
+            if (s != TSR_SUCCESS)
+                return fail(s, "tsr_set_cuda_stream: %s",
+                            cuda->last_error ? cuda->last_error() : "cannot set up the device");
         }
         if (cuda->set_stream) {
             tsr_status s = cuda->set_stream(handle->cuda_state, cuda_stream);
-            if (s != TSR_SUCCESS) return fail(s, "tsr_set_cuda_stream: %s",
-                                              cuda->last_error ? cuda->last_error() : "cannot use the stream");
+            if (s != TSR_SUCCESS)
+                return fail(s, "tsr_set_cuda_stream: %s",
+                            cuda->last_error ? cuda->last_error() : "cannot use the stream");
         }
         handle->cuda_stream = cuda_stream;
         return TSR_SUCCESS;

@@ -17,15 +17,16 @@ namespace {
 enum class Input { csr, coo };
 
 template <typename V, typename I>
-tessera::sparse::Storage assemble(Input kind, int64_t rows, int64_t cols, int64_t nnz, const void *a,
-                                  const void *col_idx, const void *values) {
+tessera::sparse::Storage assemble(Input kind, int64_t rows, int64_t cols, int64_t nnz,
+                                  const void *a, const void *col_idx, const void *values) {
     using namespace tessera::sparse;
     Typed<V, I> t;
-    t.csr = kind == Input::csr
-                ? assemble_from_csr<V, I>(rows, cols, nnz, static_cast<const I *>(a),
-                                          static_cast<const I *>(col_idx), static_cast<const V *>(values))
-                : assemble_from_coo<V, I>(rows, cols, nnz, static_cast<const I *>(a),
-                                          static_cast<const I *>(col_idx), static_cast<const V *>(values));
+    t.csr = kind == Input::csr ? assemble_from_csr<V, I>(rows, cols, nnz, static_cast<const I *>(a),
+                                                         static_cast<const I *>(col_idx),
+                                                         static_cast<const V *>(values))
+                               : assemble_from_coo<V, I>(rows, cols, nnz, static_cast<const I *>(a),
+                                                         static_cast<const I *>(col_idx),
+                                                         static_cast<const V *>(values));
     t.rows = row_stats(rows, cols, t.csr.row_ptr.data());
     t.plan.reason = "as created";
     return Storage{std::move(t)};
@@ -46,10 +47,11 @@ tsr_status create(const char *name, Input kind, tsr_sparse *matrix, tsr_dtype dt
                   const void *col_idx, const void *values) {
     if (!matrix) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: matrix is NULL", name);
     if (dtype != TSR_F32 && dtype != TSR_F64)
-        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: dtype = %d is not TSR_F32 or TSR_F64", name, int(dtype));
+        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: dtype = %d is not TSR_F32 or TSR_F64", name,
+                    int(dtype));
     if (itype != TSR_INDEX_I32 && itype != TSR_INDEX_I64)
-        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: itype = %d is not TSR_INDEX_I32 or TSR_INDEX_I64",
-                    name, int(itype));
+        return fail(TSR_ERR_INVALID_ARGUMENT,
+                    "%s: itype = %d is not TSR_INDEX_I32 or TSR_INDEX_I64", name, int(itype));
     const bool i32 = itype == TSR_INDEX_I32;
     tessera::sparse::Fault fault = i32 ? check<int32_t>(kind, rows, cols, nnz, a, col_idx, values)
                                        : check<int64_t>(kind, rows, cols, nnz, a, col_idx, values);
@@ -71,8 +73,8 @@ tsr_status create(const char *name, Input kind, tsr_sparse *matrix, tsr_dtype dt
 }
 
 bool format_valid(tsr_format f) {
-    return f == TSR_FORMAT_AUTO || f == TSR_FORMAT_CSR || f == TSR_FORMAT_COO || f == TSR_FORMAT_ELL ||
-           f == TSR_FORMAT_DIA || f == TSR_FORMAT_HYB;
+    return f == TSR_FORMAT_AUTO || f == TSR_FORMAT_CSR || f == TSR_FORMAT_COO ||
+           f == TSR_FORMAT_ELL || f == TSR_FORMAT_DIA || f == TSR_FORMAT_HYB;
 }
 
 template <typename T>
@@ -96,7 +98,8 @@ tsr_status spmv(const char *name, tsr_handle handle, tsr_op op, T alpha, tsr_spa
     if (x && y && in > 0 && out > 0) {
         const auto x0 = reinterpret_cast<uintptr_t>(x), y0 = reinterpret_cast<uintptr_t>(y);
         if (x0 < y0 + uintptr_t(out) * sizeof(T) && y0 < x0 + uintptr_t(in) * sizeof(T))
-            return fail(TSR_ERR_INVALID_ARGUMENT, "%s: x and y overlap (y must be a separate array)", name);
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "%s: x and y overlap (y must be a separate array)", name);
     }
     return tessera::core::spmv<T>(handle, name + 4, op, alpha, A, x, beta, y);
 }
@@ -129,8 +132,8 @@ TSR_API tsr_status tsr_sparse_optimize(tsr_handle handle, tsr_sparse matrix, tsr
     return guarded("tsr_sparse_optimize", [&] {
         if (!matrix) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_sparse_optimize: matrix is NULL");
         if (!format_valid(format))
-            return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_sparse_optimize: format = %d is not a tsr_format",
-                        int(format));
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "tsr_sparse_optimize: format = %d is not a tsr_format", int(format));
         return tessera::core::sparse_optimize(handle, matrix, format);
     });
 }
@@ -154,12 +157,14 @@ TSR_API tsr_status tsr_sparse_destroy(tsr_sparse matrix) {
 
 TSR_API tsr_status tsr_sspmv(tsr_handle handle, tsr_op op, float alpha, tsr_sparse A,
                              const float *x, float beta, float *y) {
-    return guarded("tsr_sspmv", [&] { return spmv<float>("tsr_sspmv", handle, op, alpha, A, x, beta, y); });
+    return guarded("tsr_sspmv",
+                   [&] { return spmv<float>("tsr_sspmv", handle, op, alpha, A, x, beta, y); });
 }
 
 TSR_API tsr_status tsr_dspmv(tsr_handle handle, tsr_op op, double alpha, tsr_sparse A,
                              const double *x, double beta, double *y) {
-    return guarded("tsr_dspmv", [&] { return spmv<double>("tsr_dspmv", handle, op, alpha, A, x, beta, y); });
+    return guarded("tsr_dspmv",
+                   [&] { return spmv<double>("tsr_dspmv", handle, op, alpha, A, x, beta, y); });
 }
 
 } // extern "C"

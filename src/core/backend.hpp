@@ -96,9 +96,9 @@ template <typename T> struct SpmvArgs {
 
 // What a backend knows about the calling handle.
 struct ExecContext {
-    int num_threads;     // >= 1; already 1 inside an OpenMP parallel region
-    void *backend_state; // from create_state, or nullptr
-    int strassen_levels = 0;  // 0: classical; 1 or 2: levels of Strassen's method, opt-in
+    int num_threads;                   // >= 1; already 1 inside an OpenMP parallel region
+    void *backend_state;               // from create_state, or nullptr
+    int strassen_levels = 0;           // 0: classical; 1 or 2: levels of Strassen's method, opt-in
     int64_t strassen_min_block = 1024; // smallest block size Strassen may split down to
 };
 
@@ -177,10 +177,12 @@ struct PluginHost {
 // The plugin's entry point (TESSERA_CUDA_ENTRY): its table, or nullptr with a sentence in *why.
 using CudaEntry = const BackendTable *(*)(const PluginHost *host, const char **why);
 
-template <typename T> inline constexpr bool kPlain = std::is_standard_layout_v<T> && std::is_trivially_copyable_v<T>;
+template <typename T>
+inline constexpr bool kPlain = std::is_standard_layout_v<T> &&std::is_trivially_copyable_v<T>;
 static_assert(kPlain<GemmArgs<float>> && kPlain<GemmArgs<double>> && kPlain<SpmvArgs<float>> &&
-              kPlain<SpmvArgs<double>> && kPlain<SparseView> && kPlain<ExecContext> && kPlain<BackendTable> &&
-              kPlain<PluginHost> && kPlain<SparsePlanRequest> && kPlain<SparsePlanAnswer>,
+                  kPlain<SpmvArgs<double>> && kPlain<SparseView> && kPlain<ExecContext> &&
+                  kPlain<BackendTable> && kPlain<PluginHost> && kPlain<SparsePlanRequest> &&
+                  kPlain<SparsePlanAnswer>,
               "the backend boundary holds plain structs only");
 
 } // namespace tessera::core

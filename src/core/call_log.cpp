@@ -15,8 +15,8 @@ void log_gemm(const GemmTrace &t, const char *backend, const char *why, int thre
                   "tessera: %s %s %c%c m=%lld n=%lld k=%lld backend=%s threads=%d "
                   "time=%.3es %.2f GFLOP/s%s%s%s\n",
                   t.routine, t.layout == TSR_ROW_MAJOR ? "row" : "col", t.op_a, t.op_b,
-                  (long long)t.m, (long long)t.n, (long long)t.k, backend, threads, seconds,
-                  gflops, why ? " (" : "", why ? why : "", why ? ")" : "");
+                  (long long)t.m, (long long)t.n, (long long)t.k, backend, threads, seconds, gflops,
+                  why ? " (" : "", why ? why : "", why ? ")" : "");
     std::fputs(line, stderr);
 }
 

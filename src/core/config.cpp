@@ -35,8 +35,8 @@ constexpr int kEchoMax = 64;
 
 void warn(const char *name, const char *value, const char *expected, const char *fallback) {
     const bool cut = std::strlen(value) > size_t(kEchoMax);
-    std::fprintf(stderr, "tessera: warning: %s='%.*s'%s is not %s; using %s\n", name, kEchoMax, value,
-                 cut ? "... (cut)" : "", expected, fallback);
+    std::fprintf(stderr, "tessera: warning: %s='%.*s'%s is not %s; using %s\n", name, kEchoMax,
+                 value, cut ? "... (cut)" : "", expected, fallback);
 }
 
 int all_cores() { return omp_get_num_procs() > 0 ? omp_get_num_procs() : 1; }

@@ -8,8 +8,8 @@ struct tsr_context {
     tsr_backend backend = TSR_BACKEND_AUTO; // as set by the user or the environment
     int num_threads = 1;
     int cuda_device = 0;
-    void *cuda_state = nullptr;  // from the CUDA table's create_state, made on first need
-    void *cuda_stream = nullptr; // cudaStream_t given by tsr_set_cuda_stream
+    void *cuda_state = nullptr;        // from the CUDA table's create_state, made on first need
+    void *cuda_stream = nullptr;       // cudaStream_t given by tsr_set_cuda_stream
     int strassen_levels = 0;           // TESSERA_STRASSEN or tsr_set_strassen; 0 = off
     int64_t strassen_min_block = 1024; // Strassen splits no block below this size
 };

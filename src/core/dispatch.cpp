@@ -26,11 +26,12 @@ template <typename T> auto entry(const BackendTable &t) {
 template <typename T>
 tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace) {
     if (!ctx) ctx = default_context();
-    if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
+    if (!ctx)
+        return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
     const bool verbose = config().verbose;
 
-    const bool quick = args.m == 0 || args.n == 0 ||
-                       ((args.alpha == T(0) || args.k == 0) && args.beta == T(1));
+    const bool quick =
+        args.m == 0 || args.n == 0 || ((args.alpha == T(0) || args.k == 0) && args.beta == T(1));
     if (quick) {
         if (verbose) log_gemm(trace, "none", "quick return", 0, 0.0);
         return TSR_SUCCESS;
@@ -38,7 +39,12 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
 
     const bool product = args.alpha != T(0) && args.k > 0;
     Route choice;
-    const RouteRequest request{Work::gemm, trace.routine, int(sizeof(T)), args.m, args.n, args.k,
+    const RouteRequest request{Work::gemm,
+                               trace.routine,
+                               int(sizeof(T)),
+                               args.m,
+                               args.n,
+                               args.k,
                                {product ? args.A : nullptr, product ? args.B : nullptr, args.C}};
     if (tsr_status s = route(ctx, request, &choice); s != TSR_SUCCESS) return s;
     ExecContext exec{call_threads(ctx->num_threads), choice.state, ctx->strassen_levels,
@@ -62,7 +68,8 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
 template <typename T>
 tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace) {
     if (!ctx) ctx = default_context();
-    if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
+    if (!ctx)
+        return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
     const BackendTable *table = nullptr;
     switch (ctx->backend) {
     case TSR_BACKEND_CPU: table = &host_backend(TSR_BACKEND_CPU); break;
@@ -74,12 +81,14 @@ tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTra
     }
     const bool quick = args.m == 0 || args.n == 0 || args.k == 0 || args.alpha == T(0);
     if (!table || quick || config().verbose || cuda_driver_loaded()) return gemm(ctx, args, trace);
-    ExecContext exec{call_threads(ctx->num_threads), nullptr, ctx->strassen_levels, ctx->strassen_min_block};
+    ExecContext exec{call_threads(ctx->num_threads), nullptr, ctx->strassen_levels,
+                     ctx->strassen_min_block};
     return entry<T>(*table)(&exec, &args);
 }
 
 template tsr_status gemm_planned<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
-template tsr_status gemm_planned<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &);
+template tsr_status gemm_planned<double>(tsr_context *, const GemmArgs<double> &,
+                                         const GemmTrace &);
 template tsr_status gemm<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
 template tsr_status gemm<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &);
 

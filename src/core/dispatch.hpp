@@ -11,8 +11,8 @@ namespace tessera::core {
 struct GemmTrace {
     const char *routine; // "sgemm", "dgemm"
     tsr_layout layout;
-    char op_a, op_b;     // 'N', 'T' or 'C' as the user gave them
-    int64_t m, n, k;     // the user's sizes
+    char op_a, op_b; // 'N', 'T' or 'C' as the user gave them
+    int64_t m, n, k; // the user's sizes
 };
 
 // Runs C = alpha·op(A)·op(B) + beta·C on `ctx` (nullptr: the default handle).

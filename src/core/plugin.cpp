@@ -45,7 +45,9 @@ std::string &own_directory_storage() {
 }
 
 // Runs when the loader maps the library, before any of its callers can change directory.
-[[gnu::constructor]] void remember_own_directory() { own_directory_storage() = resolve_own_directory(); }
+[[gnu::constructor]] void remember_own_directory() {
+    own_directory_storage() = resolve_own_directory();
+}
 
 const std::string &own_directory() { return own_directory_storage(); }
 

@@ -62,11 +62,14 @@ inline tsr_status route(const tsr_context *ctx, const RouteRequest &req, Route *
     // ask about: decided here, as route_policy would, without its calls (tiny products pay for
     // every nanosecond of them).
     if (req.work == Work::gemm && ctx->backend != TSR_BACKEND_CUDA && !cuda_driver_loaded()) {
-        if (ctx->backend == TSR_BACKEND_CPU) return *out = {route_tables.cpu, nullptr, nullptr}, TSR_SUCCESS;
+        if (ctx->backend == TSR_BACKEND_CPU)
+            return *out = {route_tables.cpu, nullptr, nullptr}, TSR_SUCCESS;
         if (ctx->backend == TSR_BACKEND_REFERENCE)
             return *out = {route_tables.reference, nullptr, nullptr}, TSR_SUCCESS;
-        if (!auto_would_ask_cuda(req.m, req.n, req.k) && !route_tables.asked_cuda.load(std::memory_order_relaxed))
-            return *out = {route_tables.cpu, nullptr, "auto: host operands, small product"}, TSR_SUCCESS;
+        if (!auto_would_ask_cuda(req.m, req.n, req.k) &&
+            !route_tables.asked_cuda.load(std::memory_order_relaxed))
+            return *out = {route_tables.cpu, nullptr, "auto: host operands, small product"},
+                   TSR_SUCCESS;
     }
     return route_policy(ctx, req, out);
 }

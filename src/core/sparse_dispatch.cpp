@@ -24,7 +24,8 @@ sparse::Plan plan_with(const BackendTable *table, const sparse::Structure &s, ts
     sparse::Plan plan;
     if (!table->sparse_plan) {
         plan.format = requested == TSR_FORMAT_AUTO ? TSR_FORMAT_CSR : requested;
-        plan.reason = requested == TSR_FORMAT_AUTO ? "the backend has no format rules: CSR" : "requested";
+        plan.reason =
+            requested == TSR_FORMAT_AUTO ? "the backend has no format rules: CSR" : "requested";
         return plan;
     }
     SparsePlanRequest request{};
@@ -48,7 +49,8 @@ template <typename T> auto entry(const BackendTable &t) {
     else return t.spmv_f64;
 }
 
-SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op, const BackendTable *table) {
+SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op,
+                   const BackendTable *table) {
     const sparse::Plan &plan = plan_of(m);
     const char *kernel = "standard";
     if (table && table->sparse_kernel_name) {
@@ -66,17 +68,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format format) {
     if (!ctx) ctx = default_context();
-    if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "tsr_sparse_optimize: cannot create the default handle");
+    if (!ctx)
+        return fail(TSR_ERR_OUT_OF_MEMORY, "tsr_sparse_optimize: cannot create the default handle");
     const auto start = std::chrono::steady_clock::now();
     Route choice;
-    if (tsr_status s = route(ctx, {Work::sparse, "tsr_sparse_optimize", 0, 0, 0, 0, {}}, &choice); s != TSR_SUCCESS)
+    if (tsr_status s = route(ctx, {Work::sparse, "tsr_sparse_optimize", 0, 0, 0, 0, {}}, &choice);
+        s != TSR_SUCCESS)
         return s;
 
     const BackendTable *table = choice.table;
-    sparse::Applied applied = sparse::apply_format(
-        m->storage, format, [table](const sparse::Structure &s, tsr_format requested, size_t vb, size_t ib) {
-            return plan_with(table, s, requested, vb, ib);
-        });
+    sparse::Applied applied =
+        sparse::apply_format(m->storage, format,
+                             [table](const sparse::Structure &s, tsr_format requested, size_t vb,
+                                     size_t ib) { return plan_with(table, s, requested, vb, ib); });
     if (!applied.fault.empty())
         return fail(applied.refused ? TSR_ERR_NOT_SUPPORTED : TSR_ERR_INTERNAL,
                     "tsr_sparse_optimize: %s", applied.fault.c_str());
@@ -87,12 +91,13 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
     void *state = nullptr;
     tsr_status s = prepared_state(m, choice.table, exec, &state);
     if (s != TSR_SUCCESS)
-        return fail(s, "tsr_sparse_optimize: backend %s cannot prepare the matrix: %s", choice.table->name,
+        return fail(s, "tsr_sparse_optimize: backend %s cannot prepare the matrix: %s",
+                    choice.table->name,
                     choice.table->last_error ? choice.table->last_error() : last_error());
 
     if (config().verbose)
-        log_sparse_optimize(trace_of(m, "", ' ', choice.table), sparse::format_name(format), choice.table->name,
-                            plan_of(m).reason.c_str(), seconds_since(start));
+        log_sparse_optimize(trace_of(m, "", ' ', choice.table), sparse::format_name(format),
+                            choice.table->name, plan_of(m).reason.c_str(), seconds_since(start));
     return TSR_SUCCESS;
 }
 
@@ -107,12 +112,14 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
 
     const int64_t out_rows = trans ? A->cols : A->rows;
     if (out_rows == 0 || (alpha == T(0) && beta == T(1))) {
-        if (verbose) log_spmv(trace_of(A, routine, op_letter, nullptr), "none", "quick return", 0, 0.0);
+        if (verbose)
+            log_spmv(trace_of(A, routine, op_letter, nullptr), "none", "quick return", 0, 0.0);
         return TSR_SUCCESS;
     }
 
     Route choice;
-    if (tsr_status s = route(ctx, {Work::sparse, routine, 0, 0, 0, 0, {x, y, nullptr}}, &choice); s != TSR_SUCCESS)
+    if (tsr_status s = route(ctx, {Work::sparse, routine, 0, 0, 0, 0, {x, y, nullptr}}, &choice);
+        s != TSR_SUCCESS)
         return s;
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
     void *prepared = nullptr;
@@ -132,8 +139,8 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
 
     const auto start = std::chrono::steady_clock::now();
     tsr_status status = detail(run(&exec, &args));
-    log_spmv(trace_of(A, routine, op_letter, choice.table), choice.table->name, choice.why, exec.num_threads,
-             seconds_since(start));
+    log_spmv(trace_of(A, routine, op_letter, choice.table), choice.table->name, choice.why,
+             exec.num_threads, seconds_since(start));
     return status;
 }
 

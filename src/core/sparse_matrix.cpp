@@ -49,12 +49,17 @@ template <typename V, typename I> SparseView view(const sparse::Typed<V, I> &t, 
     v.has_structure = t.structure.has_value();
     v.rows = t.rows;
     if (t.structure) v.structure = *t.structure;
-    v.csr = {t.csr.rows, t.csr.cols, t.csr.nnz(), t.csr.row_ptr.data(), t.csr.col.data(), t.csr.val.data()};
-    v.coo = {t.coo.rows, t.coo.cols, t.coo.nnz, t.coo.row.data(), t.coo.col.data(), t.coo.val.data()};
-    v.ell = {t.ell.rows, t.ell.cols, t.ell.width, t.ell.stride, t.ell.len.data(), t.ell.col.data(), t.ell.val.data()};
-    v.dia = {t.dia.rows, t.dia.cols, t.dia.ndiag, t.dia.stride, t.dia.offset.data(), t.dia.val.data()};
+    v.csr = {t.csr.rows,           t.csr.cols,       t.csr.nnz(),
+             t.csr.row_ptr.data(), t.csr.col.data(), t.csr.val.data()};
+    v.coo = {t.coo.rows,       t.coo.cols,       t.coo.nnz,
+             t.coo.row.data(), t.coo.col.data(), t.coo.val.data()};
+    v.ell = {t.ell.rows,       t.ell.cols,       t.ell.width,     t.ell.stride,
+             t.ell.len.data(), t.ell.col.data(), t.ell.val.data()};
+    v.dia = {t.dia.rows,   t.dia.cols,          t.dia.ndiag,
+             t.dia.stride, t.dia.offset.data(), t.dia.val.data()};
     const auto &he = t.hyb.ell;
-    v.hyb_ell = {he.rows, he.cols, he.width, he.stride, he.len.data(), he.col.data(), he.val.data()};
+    v.hyb_ell = {he.rows,       he.cols,       he.width,     he.stride,
+                 he.len.data(), he.col.data(), he.val.data()};
     const auto &ht = t.hyb.tail;
     v.hyb_tail = {ht.rows, ht.cols, ht.nnz, ht.row.data(), ht.col.data(), ht.val.data()};
     v.owner = owner;
@@ -68,7 +73,8 @@ SparseView view_of(const tsr_sparse_matrix *m) {
 }
 
 const sparse::Plan &plan_of(const tsr_sparse_matrix *m) {
-    return std::visit([](const auto &t) -> const sparse::Plan & { return t.plan; }, m->storage.typed);
+    return std::visit([](const auto &t) -> const sparse::Plan & { return t.plan; },
+                      m->storage.typed);
 }
 
 int64_t nnz_of(const tsr_sparse_matrix *m) {

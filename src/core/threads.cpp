@@ -25,7 +25,8 @@ void in_child_after_fork() {
 int call_threads(int requested) {
     static const bool registered = pthread_atfork(nullptr, nullptr, in_child_after_fork) == 0;
     (void)registered;
-    if (requested <= 1 || omp_in_parallel() || g_forked_after_threads.load(std::memory_order_relaxed))
+    if (requested <= 1 || omp_in_parallel() ||
+        g_forked_after_threads.load(std::memory_order_relaxed))
         return 1;
     g_threads_started.store(true, std::memory_order_relaxed);
     return requested;

@@ -14,10 +14,22 @@ void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a);
 const char *sparse_kernel_name(const core::SparseView *A);
 
 const core::BackendTable &backend() {
-    static const core::BackendTable table{core::kBackendAbiVersion, "cpu", nullptr, nullptr,
-                                          nullptr, gemm<float>, gemm<double>, nullptr,
-                                          sparse_prepare, spmv<float>, spmv<double>, sparse_release, nullptr,
-                                          0, sparse_plan, sparse_kernel_name};
+    static const core::BackendTable table{core::kBackendAbiVersion,
+                                          "cpu",
+                                          nullptr,
+                                          nullptr,
+                                          nullptr,
+                                          gemm<float>,
+                                          gemm<double>,
+                                          nullptr,
+                                          sparse_prepare,
+                                          spmv<float>,
+                                          spmv<double>,
+                                          sparse_release,
+                                          nullptr,
+                                          0,
+                                          sparse_plan,
+                                          sparse_kernel_name};
     return table;
 }
 

@@ -104,9 +104,9 @@ void macro_kernel_sum(const MicroKernel<T> &uk, const core::GemmArgs<T> &g,
 }
 
 template <typename T>
-void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T *pa,
-                  const T *pb, int64_t ic, int64_t mc, int64_t jc, int64_t jr0, int64_t jr1,
-                  int64_t nc, int64_t kc, T beta) {
+void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T *pa, const T *pb,
+                  int64_t ic, int64_t mc, int64_t jc, int64_t jr0, int64_t jr1, int64_t nc,
+                  int64_t kc, T beta) {
     const int mr = uk.blocks.mr, nr = uk.blocks.nr;
     alignas(64) T edge[32 * 32]; // mr·nr <= 1024
     for (int64_t jr = jr0; jr < jr1; jr += nr) {
@@ -180,49 +180,51 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
 #pragma omp atomic read
         skip = out_of_memory;
         if (!skip)
-        for (int64_t jc = 0; jc < g.n; jc += nc_block) {
-            const int64_t nc = std::min<int64_t>(nc_block, g.n - jc);
-            const int64_t panels = (nc + nr - 1) / nr;
-            const int64_t jr0 = std::min(nc, panels * tj / grid.tn * nr);
-            const int64_t jr1 = std::min(nc, panels * (tj + 1) / grid.tn * nr);
-            for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
-                const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
-                const T beta = pc == 0 ? g.beta : T(1);
+            for (int64_t jc = 0; jc < g.n; jc += nc_block) {
+                const int64_t nc = std::min<int64_t>(nc_block, g.n - jc);
+                const int64_t panels = (nc + nr - 1) / nr;
+                const int64_t jr0 = std::min(nc, panels * tj / grid.tn * nr);
+                const int64_t jr1 = std::min(nc, panels * (tj + 1) / grid.tn * nr);
+                for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
+                    const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
+                    const T beta = pc == 0 ? g.beta : T(1);
 #pragma omp for schedule(static)
-                for (int64_t p = 0; p < panels; ++p) {
-                    const int cols = int(std::min<int64_t>(nr, nc - p * nr));
-                    T *dst = pb + p * kc * nr;
-                    if (!comb) {
-                        pack_b_panel(g, pc, kc, jc + p * nr, cols, nr, dst);
-                        continue;
+                    for (int64_t p = 0; p < panels; ++p) {
+                        const int cols = int(std::min<int64_t>(nr, nc - p * nr));
+                        T *dst = pb + p * kc * nr;
+                        if (!comb) {
+                            pack_b_panel(g, pc, kc, jc + p * nr, cols, nr, dst);
+                            continue;
+                        }
+                        pack_b_panel_sum(
+                            g, PackSources<T>{comb->b.count, comb->b.ptr, comb->b.coef, uk.sum}, pc,
+                            kc, jc + p * nr, cols, nr, dst);
                     }
-                    pack_b_panel_sum(g, PackSources<T>{comb->b.count, comb->b.ptr, comb->b.coef, uk.sum},
-                                     pc, kc, jc + p * nr, cols, nr, dst);
-                }
-                // implicit barrier: B is packed
-                for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc) {
-                    const int64_t mcur = std::min<int64_t>(mc, r1 - ic);
-                    if (!comb) {
-                        pack_a(g, ic, mcur, pc, kc, mr, pa);
-                        macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
-                        continue;
+                    // implicit barrier: B is packed
+                    for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc) {
+                        const int64_t mcur = std::min<int64_t>(mc, r1 - ic);
+                        if (!comb) {
+                            pack_a(g, ic, mcur, pc, kc, mr, pa);
+                            macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
+                            continue;
+                        }
+                        pack_a_sum(g,
+                                   PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef, uk.sum},
+                                   ic, mcur, pc, kc, mr, pa);
+                        macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
                     }
-                    pack_a_sum(g, PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef, uk.sum}, ic,
-                               mcur, pc, kc, mr, pa);
-                    macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
-                }
-                if (fringe > 0) { // the fringe rows, this thread's share of the column tiles
-                    const int64_t f0 = std::min(nc, panels * t / team * nr);
-                    const int64_t f1 = std::min(nc, panels * (t + 1) / team * nr);
-                    if (f1 > f0) {
-                        pack_a(g, m_main, fringe, pc, kc, mr, pa);
-                        macro_kernel(uk, g, pa, pb, m_main, fringe, jc, f0, f1, nc, kc, beta);
+                    if (fringe > 0) { // the fringe rows, this thread's share of the column tiles
+                        const int64_t f0 = std::min(nc, panels * t / team * nr);
+                        const int64_t f1 = std::min(nc, panels * (t + 1) / team * nr);
+                        if (f1 > f0) {
+                            pack_a(g, m_main, fringe, pc, kc, mr, pa);
+                            macro_kernel(uk, g, pa, pb, m_main, fringe, jc, f0, f1, nc, kc, beta);
+                        }
                     }
-                }
 #pragma omp barrier
-                // every thread is done with B: it may be repacked
+                    // every thread is done with B: it may be repacked
+                }
             }
-        }
     }
     if (out_of_memory)
         return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a packed A block");
@@ -304,8 +306,8 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
     }
     const MicroKernel<T> &uk = active_kernel<T>();
     if (prefer_direct(uk, *g)) return gemm_direct(uk, *g, threads);
-    const int levels = strassen_levels_for(g->m, g->n, g->k, ctx->strassen_levels,
-                                           ctx->strassen_min_block);
+    const int levels =
+        strassen_levels_for(g->m, g->n, g->k, ctx->strassen_levels, ctx->strassen_min_block);
     if (levels > 0) return strassen_gemm(uk, *g, threads, levels);
     return gemm_blocked<T>(uk, *g, threads, nullptr);
 }

@@ -15,7 +15,8 @@ bool isa_supported(Isa isa) {
     case Isa::generic: return true;
 #if defined(__x86_64__) || defined(__i386__)
     case Isa::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    case Isa::avx512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
     default: return false;
 #endif
@@ -36,8 +37,8 @@ namespace {
 
 Isa choose_isa() {
     Isa best = isa_supported(Isa::avx512) ? Isa::avx512
-                   : isa_supported(Isa::avx2) ? Isa::avx2
-                                              : Isa::generic;
+               : isa_supported(Isa::avx2) ? Isa::avx2
+                                          : Isa::generic;
     Isa chosen = best;
     const char *forced = core::config().cpu_isa;
     for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {

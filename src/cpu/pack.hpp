@@ -29,7 +29,8 @@ void deal_columns_mr(int64_t mc, int64_t kc, int mr, T *dst, Run run, Ask ask) {
     const int tail = int(mc - full * height);
     for (int64_t l = 0; l < kc; ++l) {
         if (l + ahead < kc) ask(l + ahead);
-        for (int64_t p = 0; p < full; ++p) run(dst + p * kc * height + l * height, l, p * height, height);
+        for (int64_t p = 0; p < full; ++p)
+            run(dst + p * kc * height + l * height, l, p * height, height);
         if (tail) {
             T *d = dst + full * kc * height + l * height;
             run(d, l, full * height, tail);
@@ -52,7 +53,8 @@ void deal_columns(int64_t mc, int64_t kc, int mr, T *dst, Run run, Ask ask) {
 // op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows; rows of a
 // partial panel past the matrix are zero.
 template <typename T>
-void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr, T *dst) {
+void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
+            T *dst) {
     if (!g.trans_a) { // column-major A: rows of a column are contiguous
         const T *a = g.A + i0 + p0 * g.lda;
         const int64_t lda = g.lda;
@@ -79,8 +81,9 @@ void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int6
 // One panel of op(B)[p0 : p0+kc, j0 : j0+cols] (cols <= nr) as kc rows × nr columns; columns
 // past the matrix are zero.
 template <typename T>
-void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int cols, int nr, T *dst) {
-    if (!g.trans_b) { // column-major B: element (l, j) is B[l + j*ldb], contiguous in l
+void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int cols, int nr,
+                  T *dst) {
+    if (!g.trans_b) {            // column-major B: element (l, j) is B[l + j*ldb], contiguous in l
         constexpr int ahead = 4; // columns whose lines are asked for while this one is copied
         for (int j = 0; j < cols; ++j) {
             const T *src = g.B + p0 + (j0 + j) * g.ldb;
@@ -108,7 +111,8 @@ template <typename T> struct PackSources {
 };
 
 // The sources' pointers at offset `off` (nullptr past s.count).
-template <typename T> inline void sources_at(const PackSources<T> &s, int64_t off, const T *(&x)[4]) {
+template <typename T>
+inline void sources_at(const PackSources<T> &s, int64_t off, const T *(&x)[4]) {
     for (int t = 0; t < 4; ++t) x[t] = t < s.count ? s.ptr[t] + off : nullptr;
 }
 
@@ -153,7 +157,8 @@ inline void combine(T *d, int64_t ds, const PackSources<T> &s, int64_t off, int6
 }
 
 // Asks for the lines of n elements at offset `off` of every source.
-template <typename T> inline void prefetch_sources(const PackSources<T> &s, int64_t off, int64_t n) {
+template <typename T>
+inline void prefetch_sources(const PackSources<T> &s, int64_t off, int64_t n) {
     for (int t = 0; t < s.count; ++t) prefetch_run(s.ptr[t] + off, n);
 }
 
@@ -164,7 +169,9 @@ void pack_a_sum(const core::GemmArgs<T> &g, const PackSources<T> &s, int64_t i0,
         const int64_t lda = g.lda, base = i0 + p0 * g.lda;
         return deal_columns(
             mc, kc, mr, dst,
-            [&s, lda, base](T *d, int64_t l, int64_t i, int n) { combine(d, 1, s, base + i + l * lda, n); },
+            [&s, lda, base](T *d, int64_t l, int64_t i, int n) {
+                combine(d, 1, s, base + i + l * lda, n);
+            },
             [&s, lda, base, mc](int64_t l) { prefetch_sources(s, base + l * lda, mc); });
     }
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {

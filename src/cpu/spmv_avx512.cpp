@@ -137,14 +137,16 @@ void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
 namespace {
 
 // y[r0 .. r0+16) (only the `valid` rows) = alpha·acc + beta·y, for 8 or 16 lanes at `lane0`.
-template <BetaMode B> void finish_lanes(double *y, __mmask8 valid, __m512d acc, double alpha, double beta) {
+template <BetaMode B>
+void finish_lanes(double *y, __mmask8 valid, __m512d acc, double alpha, double beta) {
     __m512d r = _mm512_mul_pd(_mm512_set1_pd(alpha), acc);
     if constexpr (B == BetaMode::one) r = _mm512_add_pd(r, _mm512_maskz_loadu_pd(valid, y));
     if constexpr (B == BetaMode::scale)
         r = _mm512_fmadd_pd(_mm512_set1_pd(beta), _mm512_maskz_loadu_pd(valid, y), r);
     _mm512_mask_storeu_pd(y, valid, r);
 }
-template <BetaMode B> void finish_lanes(float *y, __mmask16 valid, __m512 acc, float alpha, float beta) {
+template <BetaMode B>
+void finish_lanes(float *y, __mmask16 valid, __m512 acc, float alpha, float beta) {
     __m512 r = _mm512_mul_ps(_mm512_set1_ps(alpha), acc);
     if constexpr (B == BetaMode::one) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(valid, y));
     if constexpr (B == BetaMode::scale)
@@ -176,47 +178,55 @@ void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
                     const int64_t at = int64_t(k) * stride + r0;
                     const __m512i idx = _mm512_maskz_load_epi32(m, col + at);
                     const __mmask8 m0 = __mmask8(m), m1 = __mmask8(m >> 8);
-                    acc0 = _mm512_fmadd_pd(_mm512_maskz_load_pd(m0, val + at),
-                                           _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m0,
-                                                                    _mm512_castsi512_si256(idx), x, 8),
-                                           acc0);
+                    acc0 =
+                        _mm512_fmadd_pd(_mm512_maskz_load_pd(m0, val + at),
+                                        _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m0,
+                                                                 _mm512_castsi512_si256(idx), x, 8),
+                                        acc0);
                     if (m1)
-                        acc1 = _mm512_fmadd_pd(_mm512_maskz_load_pd(m1, val + at + 8),
-                                               _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m1,
-                                                                        _mm512_extracti64x4_epi64(idx, 1), x, 8),
-                                               acc1);
+                        acc1 = _mm512_fmadd_pd(
+                            _mm512_maskz_load_pd(m1, val + at + 8),
+                            _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m1,
+                                                     _mm512_extracti64x4_epi64(idx, 1), x, 8),
+                            acc1);
                 }
                 finish_lanes<B>(v.y + r0, __mmask8(valid), acc0, v.alpha, v.beta);
-                if (valid >> 8) finish_lanes<B>(v.y + r0 + 8, __mmask8(valid >> 8), acc1, v.alpha, v.beta);
+                if (valid >> 8)
+                    finish_lanes<B>(v.y + r0 + 8, __mmask8(valid >> 8), acc1, v.alpha, v.beta);
             } else {
                 __m512 acc = _mm512_setzero_ps();
                 for (int k = 0; k < width; ++k) {
                     const __mmask16 m = _mm512_cmpgt_epi32_mask(lens, _mm512_set1_epi32(k));
                     const int64_t at = int64_t(k) * stride + r0;
                     const __m512i idx = _mm512_maskz_load_epi32(m, col + at);
-                    acc = _mm512_fmadd_ps(_mm512_maskz_load_ps(m, val + at),
-                                          _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, x, 4), acc);
+                    acc = _mm512_fmadd_ps(
+                        _mm512_maskz_load_ps(m, val + at),
+                        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, x, 4), acc);
                 }
                 finish_lanes<B>(v.y + r0, valid, acc, v.alpha, v.beta);
             }
         } else {
-            const __m512i lens0 = _mm512_load_si512(len + r0), lens1 = _mm512_load_si512(len + r0 + 8);
-            const int64_t width = std::max(_mm512_reduce_max_epi64(lens0), _mm512_reduce_max_epi64(lens1));
+            const __m512i lens0 = _mm512_load_si512(len + r0),
+                          lens1 = _mm512_load_si512(len + r0 + 8);
+            const int64_t width =
+                std::max(_mm512_reduce_max_epi64(lens0), _mm512_reduce_max_epi64(lens1));
             __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
             __m512 accf = _mm512_setzero_ps();
             for (int64_t k = 0; k < width; ++k) {
                 const __m512i kk = _mm512_set1_epi64(k);
-                const __mmask8 m0 = _mm512_cmpgt_epi64_mask(lens0, kk), m1 = _mm512_cmpgt_epi64_mask(lens1, kk);
+                const __mmask8 m0 = _mm512_cmpgt_epi64_mask(lens0, kk),
+                               m1 = _mm512_cmpgt_epi64_mask(lens1, kk);
                 const int64_t at = k * stride + r0;
                 const __m512i idx0 = _mm512_maskz_load_epi64(m0, col + at);
                 const __m512i idx1 = _mm512_maskz_load_epi64(m1, col + at + 8);
                 if constexpr (sizeof(V) == 8) {
-                    acc0 = _mm512_fmadd_pd(_mm512_maskz_load_pd(m0, val + at),
-                                           _mm512_mask_i64gather_pd(_mm512_setzero_pd(), m0, idx0, x, 8), acc0);
+                    acc0 = _mm512_fmadd_pd(
+                        _mm512_maskz_load_pd(m0, val + at),
+                        _mm512_mask_i64gather_pd(_mm512_setzero_pd(), m0, idx0, x, 8), acc0);
                     if (m1)
-                        acc1 = _mm512_fmadd_pd(_mm512_maskz_load_pd(m1, val + at + 8),
-                                               _mm512_mask_i64gather_pd(_mm512_setzero_pd(), m1, idx1, x, 8),
-                                               acc1);
+                        acc1 = _mm512_fmadd_pd(
+                            _mm512_maskz_load_pd(m1, val + at + 8),
+                            _mm512_mask_i64gather_pd(_mm512_setzero_pd(), m1, idx1, x, 8), acc1);
                 } else {
                     const __m256 g0 = _mm512_mask_i64gather_ps(_mm256_setzero_ps(), m0, idx0, x, 4);
                     const __m256 g1 = _mm512_mask_i64gather_ps(_mm256_setzero_ps(), m1, idx1, x, 4);
@@ -228,7 +238,8 @@ void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
             }
             if constexpr (sizeof(V) == 8) {
                 finish_lanes<B>(v.y + r0, __mmask8(valid), acc0, v.alpha, v.beta);
-                if (valid >> 8) finish_lanes<B>(v.y + r0 + 8, __mmask8(valid >> 8), acc1, v.alpha, v.beta);
+                if (valid >> 8)
+                    finish_lanes<B>(v.y + r0 + 8, __mmask8(valid >> 8), acc1, v.alpha, v.beta);
             } else {
                 finish_lanes<B>(v.y + r0, valid, accf, v.alpha, v.beta);
             }
@@ -249,15 +260,16 @@ template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x,
         const typename D::Mask live = D::mask(int(std::min<int64_t>(L, n - i)));
         const typename D::Vec v = D::maskload(val + i, live);
         const typename D::Mask nz = D::nonzero(live, v);
-        D::maskstore(acc + i, live, D::mask_fma(v, D::maskload(x + i, nz), D::maskload(acc + i, live), nz));
+        D::maskstore(acc + i, live,
+                     D::mask_fma(v, D::maskload(x + i, nz), D::maskload(acc + i, live), nz));
     }
 }
 template void multiply_add_avx512<float>(float *, const float *, const float *, int64_t);
 template void multiply_add_avx512<double>(double *, const double *, const double *, int64_t);
 
 template <BetaMode B, typename V>
-void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs, int64_t ndiag, int64_t o0,
-                     int64_t o1, V alpha, V beta, V *y) {
+void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
+                     int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y) {
     using D = DiaVec<V>;
     constexpr int L = D::lanes;
     const typename D::Vec va = D::set1(alpha), vb = D::set1(beta); // beta unread when zero
@@ -271,14 +283,15 @@ void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_
             acc = D::mask_fma(a, D::maskload(x + xofs[d] + o, nz), acc, nz);
         }
         typename D::Vec r = D::mul(va, acc);
-        if constexpr (B != BetaMode::zero) r = D::fma(vb, D::maskload(y + o, m), r); // beta is 1 or not
+        if constexpr (B != BetaMode::zero)
+            r = D::fma(vb, D::maskload(y + o, m), r); // beta is 1 or not
         D::maskstore(y + o, m, r);
     }
 }
 
-#define TSR_DIA_ROWS(B, V)                                                                                        \
-    template void dia_rows_avx512<B, V>(const V *, const int64_t *, const V *, const int64_t *, int64_t, int64_t,  \
-                                         int64_t, V, V, V *);
+#define TSR_DIA_ROWS(B, V)                                                                         \
+    template void dia_rows_avx512<B, V>(const V *, const int64_t *, const V *, const int64_t *,    \
+                                        int64_t, int64_t, int64_t, V, V, V *);
 TSR_DIA_ROWS(BetaMode::zero, float)
 TSR_DIA_ROWS(BetaMode::one, float)
 TSR_DIA_ROWS(BetaMode::scale, float)

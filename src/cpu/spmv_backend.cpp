@@ -63,7 +63,8 @@ const char *sparse_kernel_name(const core::SparseView *A) {
     const auto &storage = *static_cast<const sparse::Storage *>(A->owner);
     return std::visit(
         [](const auto &t) {
-            return kernel_name(t.plan.format, t.plan.tiled ? SpmvKernel::tiles : csr_variant(t.plan, t.rows));
+            return kernel_name(t.plan.format,
+                               t.plan.tiled ? SpmvKernel::tiles : csr_variant(t.plan, t.rows));
         },
         storage.typed);
 }
@@ -79,8 +80,10 @@ struct SparsePrepared {
 namespace {
 
 template <typename V, typename I>
-const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Typed<V, I> &t, int threads) {
-    if (p.transposed_products.fetch_add(1, std::memory_order_relaxed) < kScatterProductsBeforeCopy ||
+const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Typed<V, I> &t,
+                                           int threads) {
+    if (p.transposed_products.fetch_add(1, std::memory_order_relaxed) <
+            kScatterProductsBeforeCopy ||
         p.copy_failed.load(std::memory_order_relaxed))
         return nullptr;
     try {
@@ -134,8 +137,7 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                     else if (const auto *c = transposed_copy(*prepared, t, threads)) {
                         if (c->plan.tiled) tiles_n(c->tiled, threads, v);
                         else csr_n(c->csr, SpmvKernel(c->plan.kernel), threads, v);
-                    }
-                    else scatter_t(t, prepared->transpose, threads, v);
+                    } else scatter_t(t, prepared->transpose, threads, v);
                     return TSR_SUCCESS;
                 }
                 switch (format) {
@@ -145,7 +147,8 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                 case TSR_FORMAT_HYB:
                     ell_n(t.hyb.ell, threads, v);
                     if (t.hyb.tail.nnz > 0)
-                        coo_accumulate(t.hyb.tail, threads, SpmvVectors<T>{a.alpha, a.x, T(1), a.y}, false);
+                        coo_accumulate(t.hyb.tail, threads, SpmvVectors<T>{a.alpha, a.x, T(1), a.y},
+                                       false);
                     break;
                 default:
                     if (t.plan.tiled) tiles_n(t.tiled, threads, v);

@@ -68,8 +68,8 @@ inline void prefetch_ahead(const V *val, const I *col, int64_t at, int64_t limit
 // value and index streams ahead. Forced inline: it runs once per row, and left to the
 // compiler's choice the short rows of small matrices ran measurably slower.
 template <typename V, typename I>
-[[gnu::always_inline]] inline V csr_row_sum(const V *val, const I *col, const V *x, int64_t &j, int64_t end,
-                                           int64_t nnz) {
+[[gnu::always_inline]] inline V csr_row_sum(const V *val, const I *col, const V *x, int64_t &j,
+                                            int64_t end, int64_t nnz) {
     if (end - j <= 2) {
         V sum = 0;
         if (j < end) sum = val[j] * x[col[j]];

@@ -64,7 +64,8 @@ void coo_range(const sparse::Coo<V, I> &a, int64_t p0, int64_t p1, const SpmvVec
 
 template <typename V, typename I>
 void coo_accumulate(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v, bool gaps) {
-    const int nt = int(std::min<int64_t>(spmv_threads(a.nnz, threads, kCooWorkPerThread), std::max<int64_t>(1, a.nnz)));
+    const int nt = int(std::min<int64_t>(spmv_threads(a.nnz, threads, kCooWorkPerThread),
+                                         std::max<int64_t>(1, a.nnz)));
     with_beta(v.beta, [&]<BetaMode B>() {
         auto run = gaps ? coo_range<B, true, V, I> : coo_range<B, false, V, I>;
         std::vector<Partial<V>> partial(size_t(2 * nt));
@@ -92,13 +93,15 @@ void coo_accumulate(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V
     });
 }
 
-template <typename V, typename I> void coo_n(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v) {
+template <typename V, typename I>
+void coo_n(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v) {
     coo_accumulate(a, threads, v, true);
 }
 
 #define TSR_COO(V, I)                                                                              \
-    template void coo_n<V, I>(const sparse::Coo<V, I> &, int, const SpmvVectors<V> &);            \
-    template void coo_accumulate<V, I>(const sparse::Coo<V, I> &, int, const SpmvVectors<V> &, bool);
+    template void coo_n<V, I>(const sparse::Coo<V, I> &, int, const SpmvVectors<V> &);             \
+    template void coo_accumulate<V, I>(const sparse::Coo<V, I> &, int, const SpmvVectors<V> &,     \
+                                       bool);
 TSR_COO(float, int32_t)
 TSR_COO(float, int64_t)
 TSR_COO(double, int32_t)

@@ -36,7 +36,8 @@ void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
 }
 
 template <typename V, typename I>
-using SegmentFn = void (*)(const sparse::Csr<V, I> &, const CsrSegment &, const SpmvVectors<V> &, V *);
+using SegmentFn = void (*)(const sparse::Csr<V, I> &, const CsrSegment &, const SpmvVectors<V> &,
+                           V *);
 
 template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(SpmvKernel kernel) {
 #if defined(__x86_64__)
@@ -69,13 +70,15 @@ void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const Spm
         {
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
             PathPoint s = merge_path(path / n * t + path % n * t / n, a.row_ptr.data(), rows, nnz);
-            PathPoint e = merge_path(path / n * (t + 1) + path % n * (t + 1) / n, a.row_ptr.data(), rows, nnz);
+            PathPoint e = merge_path(path / n * (t + 1) + path % n * (t + 1) / n, a.row_ptr.data(),
+                                     rows, nnz);
             run(a, {s.row, e.row, s.nz, e.nz}, v, &carry[size_t(t)]);
             carry_row[size_t(t)] = e.row;
         }
         // A row split between segments was stored by the segment that ended it; add the rest.
         for (int t = 0; t < nt; ++t)
-            if (carry_row[size_t(t)] < rows) v.y[carry_row[size_t(t)]] += v.alpha * carry[size_t(t)];
+            if (carry_row[size_t(t)] < rows)
+                v.y[carry_row[size_t(t)]] += v.alpha * carry[size_t(t)];
     });
 }
 

@@ -2,8 +2,8 @@
 // outputs), with AVX-512, a vector of outputs at a time summed over all diagonals in
 // registers; elsewhere, and without AVX-512, outputs in chunks that fit the L1 cache, each
 // chunk taking every diagonal as one contiguous multiply-add of values and x. No indices, no
-// gathers. Zero values, the fill among them, are skipped rather than multiplied. The transpose reads the same diagonals, each one shifted to the output it feeds,
-// so neither needs partials.
+// gathers. Zero values, the fill among them, are skipped rather than multiplied. The transpose
+// reads the same diagonals, each one shifted to the output it feeds, so neither needs partials.
 #include <omp.h>
 
 #include <algorithm>
@@ -33,7 +33,8 @@ template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_
 // Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d
 // at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
 template <BetaMode B, bool Trans, typename V>
-void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, bool simd) {
+void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v,
+                bool simd) {
     alignas(64) V acc[kChunk];
     const int64_t in_len = Trans ? a.rows : a.cols; // length of x
     for (int64_t c0 = o0; c0 < o1; c0 += kChunk) {
@@ -44,7 +45,8 @@ void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVecto
             const int64_t lo = std::max(c0, -shift), hi = std::min(c1, in_len - shift);
             if (lo >= hi) continue;
             const int64_t row0 = Trans ? lo + shift : lo; // where the run starts in the diagonal
-            multiply_add(acc + (lo - c0), a.val.data() + d * a.stride + row0, v.x + lo + shift, hi - lo, simd);
+            multiply_add(acc + (lo - c0), a.val.data() + d * a.stride + row0, v.x + lo + shift,
+                         hi - lo, simd);
         }
         for (int64_t i = c0; i < c1; ++i) store<B>(v.y, i, v.alpha, acc[i - c0], v.beta);
     }
@@ -85,7 +87,8 @@ void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVector
         const int64_t lo = std::max(o0, in->lo), hi = std::min(o1, in->hi);
         if (lo < hi) {
             dia_chunks<B, Trans>(a, o0, lo, v, simd);
-            dia_rows_avx512<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha, v.beta, v.y);
+            dia_rows_avx512<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
+                               v.beta, v.y);
             dia_chunks<B, Trans>(a, hi, o1, v, simd);
             return;
         }
@@ -96,7 +99,8 @@ void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVector
     dia_chunks<B, Trans>(a, o0, o1, v, simd);
 }
 
-template <bool Trans, typename V> void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) {
+template <bool Trans, typename V>
+void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) {
     const int64_t out = Trans ? a.cols : a.rows;
     const int nt = spmv_threads(a.ndiag * out, threads);
     const bool simd = active_isa() == Isa::avx512;
@@ -119,7 +123,8 @@ template <bool Trans, typename V> void dia_product(const sparse::Dia<V> &a, int 
         {
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
             const int64_t chunks = (out + kChunk - 1) / kChunk;
-            const int64_t first = chunks * t / n * kChunk, last = std::min(out, chunks * (t + 1) / n * kChunk);
+            const int64_t first = chunks * t / n * kChunk,
+                          last = std::min(out, chunks * (t + 1) / n * kChunk);
             dia_range<B, Trans>(a, first, last, v, simd, in);
         }
     });

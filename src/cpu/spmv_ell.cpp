@@ -31,7 +31,8 @@ void ell_blocks_scalar(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
             for (int64_t i = 0; i < kBlock; ++i)
                 if (k < int64_t(a.len[r0 + i])) acc[i] += a.val[at + i] * v.x[a.col[at + i]];
         }
-        for (int64_t i = 0; i < kBlock && r0 + i < a.rows; ++i) store<B>(v.y, r0 + i, v.alpha, acc[i], v.beta);
+        for (int64_t i = 0; i < kBlock && r0 + i < a.rows; ++i)
+            store<B>(v.y, r0 + i, v.alpha, acc[i], v.beta);
     }
 }
 
@@ -46,12 +47,14 @@ template <BetaMode B, typename V, typename I> BlocksFn<V, I> blocks_fn() {
 }
 
 // Block boundaries splitting the padded work (the longest row of each block) evenly.
-template <typename V, typename I> std::vector<int64_t> split_blocks(const sparse::Ell<V, I> &a, int parts) {
+template <typename V, typename I>
+std::vector<int64_t> split_blocks(const sparse::Ell<V, I> &a, int parts) {
     const int64_t blocks = a.stride / kBlock;
     std::vector<int64_t> work(size_t(blocks) + 1, 0);
     for (int64_t b = 0; b < blocks; ++b) {
         int64_t width = 0;
-        for (int64_t i = 0; i < kBlock; ++i) width = std::max<int64_t>(width, a.len[b * kBlock + i]);
+        for (int64_t i = 0; i < kBlock; ++i)
+            width = std::max<int64_t>(width, a.len[b * kBlock + i]);
         work[size_t(b) + 1] = work[size_t(b)] + width + 1;
     }
     std::vector<int64_t> cut(size_t(parts) + 1, blocks);
@@ -65,7 +68,8 @@ template <typename V, typename I> std::vector<int64_t> split_blocks(const sparse
 
 } // namespace
 
-template <typename V, typename I> void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v) {
+template <typename V, typename I>
+void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v) {
     const int64_t blocks = a.stride / kBlock;
     const int nt = spmv_threads(a.slots(), threads);
     with_beta(v.beta, [&]<BetaMode B>() {
@@ -79,13 +83,15 @@ template <typename V, typename I> void ell_n(const sparse::Ell<V, I> &a, int thr
         {
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
             // With fewer threads than asked for, each takes a run of consecutive parts.
-            const int64_t first = cut[size_t(int64_t(t) * nt / n)], last = cut[size_t(int64_t(t + 1) * nt / n)];
+            const int64_t first = cut[size_t(int64_t(t) * nt / n)],
+                          last = cut[size_t(int64_t(t + 1) * nt / n)];
             run(a, first, last, v);
         }
     });
 }
 
-#define TSR_ELL(V, I) template void ell_n<V, I>(const sparse::Ell<V, I> &, int, const SpmvVectors<V> &);
+#define TSR_ELL(V, I)                                                                              \
+    template void ell_n<V, I>(const sparse::Ell<V, I> &, int, const SpmvVectors<V> &);
 TSR_ELL(float, int32_t)
 TSR_ELL(float, int64_t)
 TSR_ELL(double, int32_t)

@@ -36,7 +36,8 @@ template <typename V> void dia_t(const sparse::Dia<V> &a, int threads, const Spm
 // Transposed products of the scattering formats: each thread scatters its share of the
 // entries, straight into y where no other thread writes and into a private buffer elsewhere.
 template <typename V, typename I>
-void scatter_t(const sparse::Typed<V, I> &t, TransposeWork &work, int threads, const SpmvVectors<V> &v);
+void scatter_t(const sparse::Typed<V, I> &t, TransposeWork &work, int threads,
+               const SpmvVectors<V> &v);
 
 // y = beta·y (alpha == 0: A and x are not read; beta == 0 writes zeros without reading y).
 template <typename V> void scale_y(int64_t n, V beta, V *y, int threads);

@@ -57,38 +57,44 @@ Plan plan_format(const Structure &s, bool wide_simd, tsr_format requested, size_
     if (r.nnz == 0 || r.rows == 0) return decide(TSR_FORMAT_CSR, "no entries");
 
     if (sparse::dia_pays(s, m))
-        return decide(TSR_FORMAT_DIA, "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR",
+        return decide(TSR_FORMAT_DIA,
+                      "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR",
                       (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
 
     if (tiles_pay(s))
-        return decide(TSR_FORMAT_CSR,
-                      "columns scattered (%.0f%% of entries beyond a tile from the diagonal, x of %lld): "
-                      "CSR on %lld tiles",
-                      100.0 * s.far_fraction(), (long long)r.cols, (long long)s.tiles);
+        return decide(
+            TSR_FORMAT_CSR,
+            "columns scattered (%.0f%% of entries beyond a tile from the diagonal, x of %lld): "
+            "CSR on %lld tiles",
+            100.0 * s.far_fraction(), (long long)r.cols, (long long)s.tiles);
 
     if (wide_simd && r.mean <= kShortRowsMaxMean) {
         const bool ell_allowed = sparse::ell_allowed(s);
         if (ell_allowed && s.ell_slots <= kEllSmallSlots)
-            return decide(TSR_FORMAT_ELL,
-                          "short rows (mean %.1f, max %lld), small: ELL of %lld slots stays in L1, one pass "
-                          "(HYB's COO tail would be a second)",
-                          r.mean, (long long)r.max_len, (long long)s.ell_slots);
+            return decide(
+                TSR_FORMAT_ELL,
+                "short rows (mean %.1f, max %lld), small: ELL of %lld slots stays in L1, one pass "
+                "(HYB's COO tail would be a second)",
+                r.mean, (long long)r.max_len, (long long)s.ell_slots);
         if (ell_allowed && s.ell_fill() >= kEllMinFill)
-            return decide(TSR_FORMAT_ELL,
-                          "short rows (mean %.1f, max %lld): ELL blocks filled %.0f%%, SIMD across rows",
-                          r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
+            return decide(
+                TSR_FORMAT_ELL,
+                "short rows (mean %.1f, max %lld): ELL blocks filled %.0f%%, SIMD across rows",
+                r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
         const bool few_tail_rows = double(s.hyb_tail_rows) <= kHybFewTailRows * double(r.rows);
         if ((hyb_tail <= kHybMaxTail || (few_tail_rows && hyb_tail <= kHybMaxFewRowsTail)) &&
             hyb_fill >= kHybMinFill)
-            return decide(TSR_FORMAT_HYB,
-                          "short rows (mean %.1f) but long ones too (max %lld): HYB of width %lld filled "
-                          "%.0f%%, %.0f%% of entries in its COO tail",
-                          r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
-                          100.0 * hyb_tail);
+            return decide(
+                TSR_FORMAT_HYB,
+                "short rows (mean %.1f) but long ones too (max %lld): HYB of width %lld filled "
+                "%.0f%%, %.0f%% of entries in its COO tail",
+                r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
+                100.0 * hyb_tail);
     }
 
-    return decide(TSR_FORMAT_CSR, "rows mean %.1f, max %lld, spread %.2f; %lld diagonals filled %.0f%%",
-                  r.mean, (long long)r.max_len, r.spread(), (long long)s.ndiag, 100.0 * s.dia_fill());
+    return decide(TSR_FORMAT_CSR,
+                  "rows mean %.1f, max %lld, spread %.2f; %lld diagonals filled %.0f%%", r.mean,
+                  (long long)r.max_len, r.spread(), (long long)s.ndiag, 100.0 * s.dia_fill());
 }
 
 } // namespace tessera::cpu

@@ -36,8 +36,8 @@ inline constexpr int64_t kTilesMinEntriesPerTile = 64;
 
 // The plan for `requested` (TSR_FORMAT_AUTO: the rules choose the format; else only the
 // kernel), where wide_simd says whether SIMD gathers are fast here (ELL and HYB pay only then).
-sparse::Plan plan_format(const sparse::Structure &s, bool wide_simd, tsr_format requested, size_t value_bytes,
-                         size_t index_bytes);
+sparse::Plan plan_format(const sparse::Structure &s, bool wide_simd, tsr_format requested,
+                         size_t value_bytes, size_t index_bytes);
 
 // CSR's kernel from the row statistics and, once analysed, the structure (tiles only where
 // `s` is given: that kernel needs the tiles built at optimize).

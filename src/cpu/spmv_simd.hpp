@@ -27,8 +27,8 @@ template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x,
 // DIA outputs [o0, o1), every diagonal in range there: y[o] = alpha·Σ_d val[vofs[d] + o] ·
 // x[xofs[d] + o] + beta·y[o], the diagonals summed in registers a vector of outputs at a time.
 template <BetaMode B, typename V>
-void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs, int64_t ndiag, int64_t o0,
-                     int64_t o1, V alpha, V beta, V *y);
+void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
+                     int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y);
 #endif
 
 } // namespace tessera::cpu

@@ -19,8 +19,9 @@ namespace {
 // four entries: read in the random order of the entries, a segment's lines would each wait
 // for memory in turn, and the gathers of x are the largest part of a tile's time.
 template <bool ALPHA1, typename V>
-void tile_entries(V *__restrict yb, const V *__restrict xb, const uint32_t *__restrict rc, const V *__restrict val,
-                  int64_t e, int64_t end, V alpha, const V *next, int64_t next_lines) {
+void tile_entries(V *__restrict yb, const V *__restrict xb, const uint32_t *__restrict rc,
+                  const V *__restrict val, int64_t e, int64_t end, V alpha, const V *next,
+                  int64_t next_lines) {
     constexpr uint32_t col_mask = (uint32_t(1) << sparse::kTileColShift) - 1;
     constexpr int64_t line = 64 / sizeof(V);
     auto add = [&](int64_t i) {
@@ -41,14 +42,16 @@ void tile_entries(V *__restrict yb, const V *__restrict xb, const uint32_t *__re
 }
 
 template <BetaMode B, typename V>
-void tile_blocks(const sparse::Tiled<V> &a, int64_t block_begin, int64_t block_end, const SpmvVectors<V> &v) {
+void tile_blocks(const sparse::Tiled<V> &a, int64_t block_begin, int64_t block_end,
+                 const SpmvVectors<V> &v) {
     const uint32_t *rc = a.rc.data();
     const V *val = a.val.data();
     const V alpha = v.alpha;
     const int64_t seg = int64_t(1) << sparse::kTileColShift;
     const int64_t last_tile = a.block_first_tile[block_end]; // this thread's tiles end here
     for (int64_t rb = block_begin; rb < block_end; ++rb) {
-        const int64_t r0 = rb << sparse::kTileRowShift, r1 = std::min(a.rows, (rb + 1) << sparse::kTileRowShift);
+        const int64_t r0 = rb << sparse::kTileRowShift,
+                      r1 = std::min(a.rows, (rb + 1) << sparse::kTileRowShift);
         V *yb = v.y + r0;
         if constexpr (B == BetaMode::zero) std::fill(yb, yb + (r1 - r0), V(0)); // y is not read
         if constexpr (B == BetaMode::scale)
@@ -64,16 +67,19 @@ void tile_blocks(const sparse::Tiled<V> &a, int64_t block_begin, int64_t block_e
                 next_lines = (std::min(seg, a.cols - c0) * int64_t(sizeof(V)) + 63) / 64;
             }
             if (alpha == V(1))
-                tile_entries<true>(yb, xb, rc, val, a.tile_first[k], a.tile_first[k + 1], alpha, next, next_lines);
+                tile_entries<true>(yb, xb, rc, val, a.tile_first[k], a.tile_first[k + 1], alpha,
+                                   next, next_lines);
             else
-                tile_entries<false>(yb, xb, rc, val, a.tile_first[k], a.tile_first[k + 1], alpha, next, next_lines);
+                tile_entries<false>(yb, xb, rc, val, a.tile_first[k], a.tile_first[k + 1], alpha,
+                                    next, next_lines);
         }
     }
 }
 
 } // namespace
 
-template <typename V> void tiles_n(const sparse::Tiled<V> &a, int threads, const SpmvVectors<V> &v) {
+template <typename V>
+void tiles_n(const sparse::Tiled<V> &a, int threads, const SpmvVectors<V> &v) {
     const int64_t entries = a.tile_first[a.tiles()];
     const int nt = int(std::min<int64_t>(spmv_threads(entries + a.rows, threads), a.row_blocks));
     with_beta(v.beta, [&]<BetaMode B>() {
@@ -92,7 +98,8 @@ template <typename V> void tiles_n(const sparse::Tiled<V> &a, int threads, const
 #pragma omp parallel num_threads(nt)
         {
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
-            tile_blocks<B>(a, cut[size_t(int64_t(t) * nt / n)], cut[size_t(int64_t(t + 1) * nt / n)], v);
+            tile_blocks<B>(a, cut[size_t(int64_t(t) * nt / n)],
+                           cut[size_t(int64_t(t + 1) * nt / n)], v);
         }
     });
 }

@@ -76,7 +76,9 @@ template <typename V, typename I> struct EllSource {
             for (int64_t k = 0; k < width; ++k) {
                 const int64_t at = k * a.stride + r0;
                 for (int64_t i = 0; i < 16; ++i)
-                    if (k < int64_t(len[r0 + i])) f(r0 + i, a.col.data() + at + i, a.val.data() + at + i, int64_t(1), int64_t(1));
+                    if (k < int64_t(len[r0 + i]))
+                        f(r0 + i, a.col.data() + at + i, a.val.data() + at + i, int64_t(1),
+                          int64_t(1));
             }
         }
     }
@@ -128,10 +130,11 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
     const int nt = spmv_threads(units, threads);
     if (nt == 1) {
         scale(0, out);
-        src.visit(0, units, [&](int64_t i, const auto *cols, const V *vals, int64_t n, int64_t step) {
-            const V ax = alpha * x[i];
-            for (int64_t k = 0; k < n; ++k) y[cols[k * step]] += vals[k * step] * ax;
-        });
+        src.visit(0, units,
+                  [&](int64_t i, const auto *cols, const V *vals, int64_t n, int64_t step) {
+                      const V ax = alpha * x[i];
+                      for (int64_t k = 0; k < n; ++k) y[cols[k * step]] += vals[k * step] * ax;
+                  });
         return;
     }
 
@@ -143,7 +146,8 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
     for (int r = 0; r < nt; ++r) {
         Interval s{INT64_MAX, -1};
         if (cut[size_t(r)] < cut[size_t(r) + 1])
-            for (int64_t b = cut[size_t(r)] / spans.block; b <= (cut[size_t(r) + 1] - 1) / spans.block; ++b) {
+            for (int64_t b = cut[size_t(r)] / spans.block;
+                 b <= (cut[size_t(r) + 1] - 1) / spans.block; ++b) {
                 s.lo = std::min(s.lo, spans.lo[size_t(b)]);
                 s.hi = std::max(s.hi, spans.hi[size_t(b)]);
             }
@@ -158,7 +162,8 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
         }
         // Spans out of order (a later range reaching below an earlier one) leave nothing own.
         for (int q = 0; q < nt && !o.empty(); ++q)
-            if (q != r && !span[size_t(q)].empty() && span[size_t(q)].lo <= o.hi && span[size_t(q)].hi >= o.lo)
+            if (q != r && !span[size_t(q)].empty() && span[size_t(q)].lo <= o.hi &&
+                span[size_t(q)].hi >= o.lo)
                 o = {1, 0};
         own[size_t(r)] = o;
     }
@@ -166,7 +171,8 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
     std::vector<Interval> owned;
     for (const Interval &o : own)
         if (!o.empty()) owned.push_back(o);
-    std::sort(owned.begin(), owned.end(), [](const Interval &a, const Interval &b) { return a.lo < b.lo; });
+    std::sort(owned.begin(), owned.end(),
+              [](const Interval &a, const Interval &b) { return a.lo < b.lo; });
     std::vector<Interval> shared;
     int64_t next = 0;
     for (const Interval &o : owned) {
@@ -178,12 +184,15 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
     std::unique_ptr<ScatterBuffers> buffers = work.take();
     buffers->per_range.resize(size_t(nt));
     for (int r = 0; r < nt; ++r) {
-        const int64_t need = span[size_t(r)].empty() ? 0 : span[size_t(r)].hi - span[size_t(r)].lo + 1;
+        const int64_t need =
+            span[size_t(r)].empty() ? 0 : span[size_t(r)].hi - span[size_t(r)].lo + 1;
         const int64_t doubles = (need * int64_t(sizeof(V)) + 7) / 8;
         if (buffers->per_range[size_t(r)].size() < doubles)
             buffers->per_range[size_t(r)] = sparse::Array<double>(doubles);
     }
-    auto buffer = [&](int r) { return reinterpret_cast<V *>(buffers->per_range[size_t(r)].data()); };
+    auto buffer = [&](int r) {
+        return reinterpret_cast<V *>(buffers->per_range[size_t(r)].data());
+    };
 
 #pragma omp parallel num_threads(nt)
     {
@@ -213,7 +222,8 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
         }
 #pragma omp barrier
         // Shared columns: this thread's slice of [0, out).
-        const int64_t c0 = out / n * t + out % n * t / n, c1 = out / n * (t + 1) + out % n * (t + 1) / n;
+        const int64_t c0 = out / n * t + out % n * t / n,
+                      c1 = out / n * (t + 1) + out % n * (t + 1) / n;
         for (const Interval &sh : shared) {
             const int64_t a = std::max(sh.lo, c0), b = std::min(sh.hi + 1, c1);
             if (a >= b) continue;
@@ -232,7 +242,8 @@ void scatter(const Source &src, std::once_flag &spans_once, ColumnSpans &spans, 
 } // namespace
 
 template <typename V, typename I>
-void scatter_t(const sparse::Typed<V, I> &t, TransposeWork &work, int threads, const SpmvVectors<V> &v) {
+void scatter_t(const sparse::Typed<V, I> &t, TransposeWork &work, int threads,
+               const SpmvVectors<V> &v) {
     const int64_t out = t.csr.cols;
     switch (t.plan.format) {
     case TSR_FORMAT_COO: {
@@ -246,7 +257,8 @@ void scatter_t(const sparse::Typed<V, I> &t, TransposeWork &work, int threads, c
     case TSR_FORMAT_HYB: {
         scatter(EllSource<V, I>{t.hyb.ell}, work.main_once, work.main, work, threads, out, v, true);
         if (t.hyb.tail.nnz > 0)
-            scatter(CooSource<V, I>{t.hyb.tail}, work.tail_once, work.tail, work, threads, out, v, false);
+            scatter(CooSource<V, I>{t.hyb.tail}, work.tail_once, work.tail, work, threads, out, v,
+                    false);
         return;
     }
     default: {
@@ -264,7 +276,8 @@ template <typename V> void scale_y(int64_t n, V beta, V *y, int threads) {
 }
 
 #define TSR_TRANSPOSE(V, I)                                                                        \
-    template void scatter_t<V, I>(const sparse::Typed<V, I> &, TransposeWork &, int, const SpmvVectors<V> &);
+    template void scatter_t<V, I>(const sparse::Typed<V, I> &, TransposeWork &, int,               \
+                                  const SpmvVectors<V> &);
 TSR_TRANSPOSE(float, int32_t)
 TSR_TRANSPOSE(float, int64_t)
 TSR_TRANSPOSE(double, int32_t)

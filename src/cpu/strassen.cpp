@@ -1,7 +1,7 @@
 // Strassen's method, one or two levels, fused into packing: each product's operands are sums
-// of blocks that pack_a_sum / pack_b_panel_sum form while packing, and the macro-kernel adds the result
-// into every block of C it belongs to. No temporary matrices; fringes run classically, and so
-// does a product whose A or B holds Inf or NaN.
+// of blocks that pack_a_sum / pack_b_panel_sum form while packing, and the macro-kernel adds the
+// result into every block of C it belongs to. No temporary matrices; fringes run classically, and
+// so does a product whose A or B holds Inf or NaN.
 #include "cpu/strassen.hpp"
 
 #include <algorithm>
@@ -65,12 +65,14 @@ template <typename T> void scale(T *c, int64_t ldc, int64_t m, int64_t n, T beta
     if (beta == T(1)) return;
 #pragma omp parallel for num_threads(threads) if (threads > 1)
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < m; ++i) c[i + j * ldc] = beta == T(0) ? T(0) : beta * c[i + j * ldc];
+        for (int64_t i = 0; i < m; ++i)
+            c[i + j * ldc] = beta == T(0) ? T(0) : beta * c[i + j * ldc];
 }
 
 // Whether every element of a rows × cols matrix is finite. x − x is 0 for a finite x and NaN
 // for Inf or NaN: a test the compiler vectorises, one pass over the operand.
-template <typename T> bool all_finite(const T *x, int64_t ld, int64_t rows, int64_t cols, int threads) {
+template <typename T>
+bool all_finite(const T *x, int64_t ld, int64_t rows, int64_t cols, int threads) {
     bool bad = false;
 #pragma omp parallel for num_threads(threads) if (threads > 1) reduction(|| : bad)
     for (int64_t j = 0; j < cols; ++j) {
@@ -95,8 +97,9 @@ tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, i
     // Strassen's sums mix blocks: an Inf in A11 would reach C12 and C22 through the products
     // that share it, and Inf − Inf makes NaN where the classical product has Inf. With any
     // non-finite operand the classical product runs instead, so IEEE semantics hold exactly.
-    const bool finite = all_finite(g.A, g.lda, g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, threads) &&
-                        all_finite(g.B, g.ldb, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, threads);
+    const bool finite =
+        all_finite(g.A, g.lda, g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, threads) &&
+        all_finite(g.B, g.ldb, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, threads);
     if (!finite) return gemm_blocked<T>(uk, g, threads, nullptr);
     const int64_t s = int64_t(1) << levels;
     const int64_t ms = g.m / s * s, ns = g.n / s * s, ks = g.k / s * s;
@@ -112,11 +115,13 @@ tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, i
 
     // Fringes outside the 2^L-divisible part: the last rows, then the last columns.
     if (g.m > ms) {
-        tsr_status st = gemm_blocked<T>(uk, sub(ms, 0, 0, g.m - ms, g.n, g.k, g.beta), threads, nullptr);
+        tsr_status st =
+            gemm_blocked<T>(uk, sub(ms, 0, 0, g.m - ms, g.n, g.k, g.beta), threads, nullptr);
         if (st != TSR_SUCCESS) return st;
     }
     if (g.n > ns) {
-        tsr_status st = gemm_blocked<T>(uk, sub(0, ns, 0, ms, g.n - ns, g.k, g.beta), threads, nullptr);
+        tsr_status st =
+            gemm_blocked<T>(uk, sub(0, ns, 0, ms, g.n - ns, g.k, g.beta), threads, nullptr);
         if (st != TSR_SUCCESS) return st;
     }
 
@@ -141,7 +146,8 @@ tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, i
         tsr_status st = gemm_blocked<T>(uk, part, threads, &comb);
         if (st != TSR_SUCCESS) return st;
     }
-    if (g.k > ks) return gemm_blocked<T>(uk, sub(0, 0, ks, ms, ns, g.k - ks, T(1)), threads, nullptr);
+    if (g.k > ks)
+        return gemm_blocked<T>(uk, sub(0, 0, ks, ms, ns, g.k - ks, T(1)), threads, nullptr);
     return TSR_SUCCESS;
 }
 

@@ -12,8 +12,12 @@ namespace {
 template <typename T> tsr_status gemm(const core::ExecContext *, const core::GemmArgs<T> *p) {
     using Wide = std::conditional_t<sizeof(T) == 4, double, long double>;
     const core::GemmArgs<T> &g = *p;
-    auto a = [&](int64_t i, int64_t l) { return g.trans_a ? g.A[l + i * g.lda] : g.A[i + l * g.lda]; };
-    auto b = [&](int64_t l, int64_t j) { return g.trans_b ? g.B[j + l * g.ldb] : g.B[l + j * g.ldb]; };
+    auto a = [&](int64_t i, int64_t l) {
+        return g.trans_a ? g.A[l + i * g.lda] : g.A[i + l * g.lda];
+    };
+    auto b = [&](int64_t l, int64_t j) {
+        return g.trans_b ? g.B[j + l * g.ldb] : g.B[l + j * g.ldb];
+    };
     const bool product = g.k > 0 && g.alpha != T(0); // otherwise A and B are not read
     for (int64_t j = 0; j < g.n; ++j) {
         for (int64_t i = 0; i < g.m; ++i) {
@@ -34,9 +38,22 @@ template <typename T> tsr_status gemm(const core::ExecContext *, const core::Gem
 template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::SpmvArgs<T> *a);
 
 const core::BackendTable &backend() {
-    static const core::BackendTable table{core::kBackendAbiVersion, "reference", nullptr, nullptr,
-                                          nullptr, gemm<float>, gemm<double>, nullptr,
-                                          nullptr, spmv<float>, spmv<double>, nullptr, nullptr, 0, nullptr, nullptr};
+    static const core::BackendTable table{core::kBackendAbiVersion,
+                                          "reference",
+                                          nullptr,
+                                          nullptr,
+                                          nullptr,
+                                          gemm<float>,
+                                          gemm<double>,
+                                          nullptr,
+                                          nullptr,
+                                          spmv<float>,
+                                          spmv<double>,
+                                          nullptr,
+                                          nullptr,
+                                          0,
+                                          nullptr,
+                                          nullptr};
     return table;
 }
 

@@ -28,7 +28,8 @@ template <typename T> tsr_status spmv(const core::ExecContext *, const core::Spm
                     });
                 for (int64_t i = 0; i < out; ++i) {
                     T scaled = a.alpha != T(0) ? T(Wide(a.alpha) * sum[size_t(i)]) : T(0);
-                    a.y[i] = a.beta == T(0) ? scaled : scaled + a.beta * a.y[i]; // beta == 0: y is not read
+                    a.y[i] = a.beta == T(0) ? scaled
+                                            : scaled + a.beta * a.y[i]; // beta == 0: y is not read
                 }
                 return TSR_SUCCESS;
             }

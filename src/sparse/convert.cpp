@@ -53,7 +53,8 @@ template <typename V, typename I> Ell<V, I> ell_part(const Csr<V, I> &a, int64_t
     e.val = Array<V>(e.slots());
     for (int64_t b = 0; b < e.stride; b += kEllRowAlign) {
         for (int64_t i = b; i < std::min(a.rows, b + kEllRowAlign); ++i)
-            e.len[i] = I(std::min<int64_t>(width, int64_t(a.row_ptr[i + 1]) - int64_t(a.row_ptr[i])));
+            e.len[i] =
+                I(std::min<int64_t>(width, int64_t(a.row_ptr[i + 1]) - int64_t(a.row_ptr[i])));
         for (int64_t k = 0; k < width; ++k) {
             for (int64_t i = b; i < b + kEllRowAlign; ++i) {
                 const int64_t slot = k * e.stride + i;
@@ -131,13 +132,16 @@ template <typename V, typename I> Dia<V> csr_to_dia(const Csr<V, I> &a, const St
     std::vector<int64_t> offsets;
     offsets.reserve(size_t(nnz));
     for (int64_t i = 0; i < a.rows; ++i)
-        for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) offsets.push_back(int64_t(a.col[p]) - i);
+        for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p)
+            offsets.push_back(int64_t(a.col[p]) - i);
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
     for (int64_t n = 0; n < d.ndiag; ++n) d.offset[n] = offsets[size_t(n)];
     for (int64_t i = 0; i < a.rows; ++i)
         for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
-            const int64_t k = std::lower_bound(offsets.begin(), offsets.end(), int64_t(a.col[p]) - i) - offsets.begin();
+            const int64_t k =
+                std::lower_bound(offsets.begin(), offsets.end(), int64_t(a.col[p]) - i) -
+                offsets.begin();
             d.val[k * d.stride + i] = a.val[p];
         }
     return d;
@@ -205,7 +209,8 @@ template <typename V, typename I> Csr<V, I> hyb_to_csr(const Hyb<V, I> &a) {
     return gather_rows<V, I>(a.ell.rows, a.ell.cols, nnz, [&](int64_t i, auto push) {
         for (int64_t k = 0; k < int64_t(a.ell.len[i]); ++k)
             push(a.ell.col[k * a.ell.stride + i], a.ell.val[k * a.ell.stride + i]);
-        for (; p < a.tail.nnz && int64_t(a.tail.row[p]) == i; ++p) push(a.tail.col[p], a.tail.val[p]);
+        for (; p < a.tail.nnz && int64_t(a.tail.row[p]) == i; ++p)
+            push(a.tail.col[p], a.tail.val[p]);
     });
 }
 

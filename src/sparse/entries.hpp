@@ -14,7 +14,8 @@ namespace tessera::sparse {
 template <typename V, typename I, typename F> void for_each_entry(const Typed<V, I> &t, F &&f) {
     switch (t.plan.format) {
     case TSR_FORMAT_COO:
-        for (int64_t p = 0; p < t.coo.nnz; ++p) f(int64_t(t.coo.row[p]), int64_t(t.coo.col[p]), t.coo.val[p]);
+        for (int64_t p = 0; p < t.coo.nnz; ++p)
+            f(int64_t(t.coo.row[p]), int64_t(t.coo.col[p]), t.coo.val[p]);
         return;
     case TSR_FORMAT_ELL:
     case TSR_FORMAT_HYB: {

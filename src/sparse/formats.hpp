@@ -36,7 +36,11 @@ template <typename V, typename I> struct CsrRef {
 };
 template <typename V, typename I> CsrRef<V, I> ref(const Csr<V, I> &a) {
     const int64_t nnz = a.nnz();
-    return {a.rows, a.cols, {a.row_ptr.data(), a.row_ptr.size()}, {a.col.data(), nnz}, {a.val.data(), nnz}};
+    return {a.rows,
+            a.cols,
+            {a.row_ptr.data(), a.row_ptr.size()},
+            {a.col.data(), nnz},
+            {a.val.data(), nnz}};
 }
 
 // Coordinates, sorted by row and then column.
@@ -49,7 +53,8 @@ template <typename V, typename I> struct Coo {
 // ELLPACK: every row padded to `width` slots, stored slot by slot (column-major), so that
 // consecutive rows of one slot are contiguous. Slot k of row i is at k·stride + i. Padding
 // slots hold column 0 and value 0 and are never used: kernels stop at len[i].
-inline constexpr int64_t kEllRowAlign = 16; // stride is a multiple of this (one AVX-512 block of floats)
+inline constexpr int64_t kEllRowAlign =
+    16; // stride is a multiple of this (one AVX-512 block of floats)
 template <typename V, typename I> struct Ell {
     int64_t rows = 0, cols = 0, width = 0, stride = 0;
     Array<I> len; // stride entries: the row lengths, 0 past `rows`

@@ -30,6 +30,8 @@ bool dia_pays(const Structure &s, const FormatMeasures &m) {
            s.ndiag <= kDiaMaxDiagonals && m.dia_bytes * kDiaMargin <= m.csr_bytes;
 }
 
-bool ell_allowed(const Structure &s) { return padding_fault("ELL", s.ell_slots, s.row.nnz, "").empty(); }
+bool ell_allowed(const Structure &s) {
+    return padding_fault("ELL", s.ell_slots, s.row.nnz, "").empty();
+}
 
 } // namespace tessera::sparse

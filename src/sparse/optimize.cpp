@@ -13,7 +13,8 @@ namespace tessera::sparse {
 
 namespace {
 
-template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format requested, const Planner &planner) {
+template <typename V, typename I>
+Applied apply(Typed<V, I> &t, tsr_format requested, const Planner &planner) {
     if (!t.structure) t.structure = analyze(t.csr, t.rows);
     const Structure &s = *t.structure;
 
@@ -30,9 +31,10 @@ template <typename V, typename I> Applied apply(Typed<V, I> &t, tsr_format reque
             // DIA's kernels skip zero values so that its fill never multiplies x; a stored zero
             // would be skipped alike, and 0·NaN would not give NaN as the other formats do.
             if (refusal.empty() && s.stored_zeros > 0)
-                refusal = "DIA cannot tell the matrix's " + std::to_string(s.stored_zeros) +
-                          " stored zeros from its fill (a zero times an Inf or NaN of x must give NaN); "
-                          "use CSR, ELL, HYB or TSR_FORMAT_AUTO";
+                refusal =
+                    "DIA cannot tell the matrix's " + std::to_string(s.stored_zeros) +
+                    " stored zeros from its fill (a zero times an Inf or NaN of x must give NaN); "
+                    "use CSR, ELL, HYB or TSR_FORMAT_AUTO";
         }
         if (!refusal.empty()) return {refusal, true};
     }

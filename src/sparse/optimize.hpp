@@ -18,7 +18,7 @@ using Planner = std::function<Plan(const Structure &s, tsr_format requested, siz
 
 // The outcome of a request: the plan in place, or a fault (the storage is then unchanged).
 struct Applied {
-    Fault fault; // empty on success
+    Fault fault;          // empty on success
     bool refused = false; // the fault is the padding limit (else an internal inconsistency)
 };
 

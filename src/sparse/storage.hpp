@@ -30,9 +30,9 @@ struct Plan {
 template <typename V, typename I> struct Typed {
     using value_type = V;
     using index_type = I;
-    Csr<V, I> csr;                       // always present; the source of every conversion
-    RowStats rows;                       // from create
-    std::optional<Structure> structure;  // from the first optimize
+    Csr<V, I> csr;                      // always present; the source of every conversion
+    RowStats rows;                      // from create
+    std::optional<Structure> structure; // from the first optimize
     Plan plan;
     // The representation of plan.format when it is not CSR; the others stay empty.
     Coo<V, I> coo;

@@ -19,13 +19,15 @@ template <typename V, typename I> Tiled<V> csr_to_tiled(const Csr<V, I> &a) {
     t.block_first_tile = Array<int64_t>(t.row_blocks + 1);
     std::vector<int32_t> tile_col_block;
     std::vector<int64_t> tile_first{0};
-    std::vector<int64_t> count(static_cast<size_t>(col_blocks)), next(static_cast<size_t>(col_blocks));
+    std::vector<int64_t> count(static_cast<size_t>(col_blocks)),
+        next(static_cast<size_t>(col_blocks));
     for (int64_t rb = 0; rb < t.row_blocks; ++rb) {
         t.block_first_tile[rb] = int64_t(tile_col_block.size());
         const int64_t r0 = rb << kTileRowShift, r1 = std::min(a.rows, (rb + 1) << kTileRowShift);
         const int64_t base = a.row_ptr[r0];
         std::fill(count.begin(), count.end(), 0);
-        for (int64_t p = base; p < int64_t(a.row_ptr[r1]); ++p) ++count[size_t(int64_t(a.col[p]) >> kTileColShift)];
+        for (int64_t p = base; p < int64_t(a.row_ptr[r1]); ++p)
+            ++count[size_t(int64_t(a.col[p]) >> kTileColShift)];
         int64_t at = base;
         for (int64_t cb = 0; cb < col_blocks; ++cb) {
             next[size_t(cb)] = at;
@@ -37,7 +39,8 @@ template <typename V, typename I> Tiled<V> csr_to_tiled(const Csr<V, I> &a) {
         for (int64_t i = r0; i < r1; ++i)
             for (int64_t p = a.row_ptr[i]; p < int64_t(a.row_ptr[i + 1]); ++p) {
                 const int64_t j = a.col[p], q = next[size_t(j >> kTileColShift)]++;
-                t.rc[q] = uint32_t(((i - r0) << kTileColShift) | (j & ((int64_t(1) << kTileColShift) - 1)));
+                t.rc[q] = uint32_t(((i - r0) << kTileColShift) |
+                                   (j & ((int64_t(1) << kTileColShift) - 1)));
                 t.val[q] = a.val[p];
             }
     }

@@ -47,8 +47,9 @@ template <typename V, typename I> Csr<V, I> transpose(const CsrRef<V, I> &a, int
     first_row[0] = 0;
     for (int t = 1; t < nt; ++t) {
         const int64_t goal = nnz / nt * t;
-        first_row[size_t(t)] = std::upper_bound(a.row_ptr.data(), a.row_ptr.data() + a.rows + 1, I(goal)) -
-                               a.row_ptr.data() - 1;
+        first_row[size_t(t)] =
+            std::upper_bound(a.row_ptr.data(), a.row_ptr.data() + a.rows + 1, I(goal)) -
+            a.row_ptr.data() - 1;
     }
     // count[t·buckets + b]: entries of part t in bucket b; then where they go in the buffer,
     // bucket by bucket and, inside a bucket, part by part (so rows stay in order).
@@ -56,7 +57,8 @@ template <typename V, typename I> Csr<V, I> transpose(const CsrRef<V, I> &a, int
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int t = 0; t < nt; ++t) {
         int64_t *c = count.data() + int64_t(t) * buckets;
-        for (int64_t p = a.row_ptr[first_row[size_t(t)]]; p < int64_t(a.row_ptr[first_row[size_t(t) + 1]]); ++p)
+        for (int64_t p = a.row_ptr[first_row[size_t(t)]];
+             p < int64_t(a.row_ptr[first_row[size_t(t) + 1]]); ++p)
             ++c[int64_t(a.col[p]) >> kBucketShift];
     }
     std::vector<int64_t> bucket_start(size_t(buckets) + 1, 0), where(size_t(nt * buckets));

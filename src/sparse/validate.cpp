@@ -31,7 +31,8 @@ Fault check_sizes(int64_t rows, int64_t cols, int64_t nnz, int index_bits) {
         return describe("cols = %" PRId64 " exceeds 2^60, more than any memory can hold", cols);
     if (index_bits == 32) {
         if (nnz > INT32_MAX)
-            return describe("nnz = %" PRId64 " does not fit 32-bit indices; use TSR_INDEX_I64", nnz);
+            return describe("nnz = %" PRId64 " does not fit 32-bit indices; use TSR_INDEX_I64",
+                            nnz);
         if (rows > INT32_MAX || cols > INT32_MAX)
             return describe("a %" PRId64 " x %" PRId64
                             " matrix does not fit 32-bit indices; use TSR_INDEX_I64",
@@ -50,8 +51,7 @@ Fault check_csr(int64_t rows, int64_t cols, int64_t nnz, const I *row_ptr, const
         if (!values) return describe("values is NULL but nnz = %" PRId64, nnz);
     }
     if (!row_ptr) return {}; // nnz == 0: a matrix of zeros
-    if (row_ptr[0] != 0)
-        return describe("row_ptr[0] = %" PRId64 " must be 0", int64_t(row_ptr[0]));
+    if (row_ptr[0] != 0) return describe("row_ptr[0] = %" PRId64 " must be 0", int64_t(row_ptr[0]));
     for (int64_t i = 0; i < rows; ++i) {
         if (row_ptr[i + 1] < row_ptr[i])
             return describe("row_ptr is not monotone: row_ptr[%" PRId64 "] = %" PRId64
@@ -62,7 +62,8 @@ Fault check_csr(int64_t rows, int64_t cols, int64_t nnz, const I *row_ptr, const
                             int64_t(row_ptr[i + 1]), nnz);
     }
     if (row_ptr[rows] != nnz)
-        return describe("row_ptr[rows] = row_ptr[%" PRId64 "] = %" PRId64 " differs from nnz = %" PRId64,
+        return describe("row_ptr[rows] = row_ptr[%" PRId64 "] = %" PRId64
+                        " differs from nnz = %" PRId64,
                         rows, int64_t(row_ptr[rows]), nnz);
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = row_ptr[i]; j < int64_t(row_ptr[i + 1]); ++j)
@@ -94,9 +95,13 @@ Fault check_coo(int64_t rows, int64_t cols, int64_t nnz, const I *row_idx, const
     return {};
 }
 
-template Fault check_csr<int32_t>(int64_t, int64_t, int64_t, const int32_t *, const int32_t *, const void *);
-template Fault check_csr<int64_t>(int64_t, int64_t, int64_t, const int64_t *, const int64_t *, const void *);
-template Fault check_coo<int32_t>(int64_t, int64_t, int64_t, const int32_t *, const int32_t *, const void *);
-template Fault check_coo<int64_t>(int64_t, int64_t, int64_t, const int64_t *, const int64_t *, const void *);
+template Fault check_csr<int32_t>(int64_t, int64_t, int64_t, const int32_t *, const int32_t *,
+                                  const void *);
+template Fault check_csr<int64_t>(int64_t, int64_t, int64_t, const int64_t *, const int64_t *,
+                                  const void *);
+template Fault check_coo<int32_t>(int64_t, int64_t, int64_t, const int32_t *, const int32_t *,
+                                  const void *);
+template Fault check_coo<int64_t>(int64_t, int64_t, int64_t, const int64_t *, const int64_t *,
+                                  const void *);
 
 } // namespace tessera::sparse

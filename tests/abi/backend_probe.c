@@ -5,8 +5,7 @@
 
 #include <tessera/tessera.h>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static const char *names[] = {"auto", "cpu", "cuda", "reference"};
     if (argc != 2) {
         fprintf(stderr, "usage: %s auto|cpu|cuda|reference\n", argv[0]);

@@ -23,8 +23,7 @@ static int failures;
 static FILE *capture_file;
 static int saved_out = -1, saved_err = -1;
 
-static void capture_begin(void)
-{
+static void capture_begin(void) {
     fflush(stdout);
     fflush(stderr);
     capture_file = tmpfile();
@@ -38,8 +37,7 @@ static void capture_begin(void)
     dup2(fileno(capture_file), STDERR_FILENO);
 }
 
-static void capture_end(char *text, size_t size)
-{
+static void capture_end(char *text, size_t size) {
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, STDOUT_FILENO);
@@ -52,20 +50,20 @@ static void capture_end(char *text, size_t size)
     fclose(capture_file);
 }
 
-/* Case-insensitive search for a word, and for a number standing alone (not part of a longer one). */
-static int mentions_word(const char *text, const char *word)
-{
+/* Case-insensitive search for a word, and for a number standing alone (not part of a longer one).
+ */
+static int mentions_word(const char *text, const char *word) {
     size_t w = strlen(word);
     for (const char *p = text; *p; ++p) {
         size_t i = 0;
-        while (i < w && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)word[i])) ++i;
+        while (i < w && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)word[i]))
+            ++i;
         if (i == w) return 1;
     }
     return 0;
 }
 
-static int mentions_number(const char *text, int number)
-{
+static int mentions_number(const char *text, int number) {
     for (const char *p = text; *p; ++p) {
         if (!isdigit((unsigned char)*p) || (p > text && isdigit((unsigned char)p[-1]))) continue;
         if (atoi(p) == number) return 1;
@@ -74,8 +72,7 @@ static int mentions_number(const char *text, int number)
 }
 
 static void check_report(const char *what, const char *text, const char *routine, int number,
-                         int c_untouched)
-{
+                         int c_untouched) {
     printf("%s: the library printed: \"", what);
     for (const char *p = text; *p; ++p) putchar(*p == '\n' ? '|' : *p);
     printf("\"\n");
@@ -90,8 +87,7 @@ static void check_report(const char *what, const char *text, const char *routine
     }
 }
 
-static void fortran_door(void)
-{
+static void fortran_door(void) {
     char text[4096];
     const char n = 'N';
     const int m = 4, nn = 2, k = 2, bad_lda = 3, ld = 4, bad_ldc = 3;
@@ -118,8 +114,7 @@ static void fortran_door(void)
     check_report("dgemm_ with ldc < m", text, "DGEMM", 13, untouched);
 }
 
-static void cblas_door(void)
-{
+static void cblas_door(void) {
     char text[4096];
     float A[16] = {0}, B[16] = {0}, C[16];
     for (int i = 0; i < 16; ++i) C[i] = 5.0f;
@@ -133,13 +128,10 @@ static void cblas_door(void)
     check_report("cblas_sgemm with lda < M", text, "cblas_sgemm", 9, untouched);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *door = argc > 1 ? argv[1] : "fortran";
-    if (strcmp(door, "fortran") == 0)
-        fortran_door();
-    else if (strcmp(door, "cblas") == 0)
-        cblas_door();
+    if (strcmp(door, "fortran") == 0) fortran_door();
+    else if (strcmp(door, "cblas") == 0) cblas_door();
     else {
         fprintf(stderr, "usage: %s [fortran|cblas]\n", argv[0]);
         return 2;
@@ -148,6 +140,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
-    printf("the process survived every bad call; the default handler named routine and parameter\n");
+    printf(
+        "the process survived every bad call; the default handler named routine and parameter\n");
     return 0;
 }

@@ -27,8 +27,7 @@ static size_t f_len;
 static int c_calls, c_info;
 static char c_name[64];
 
-void xerbla_(const char *srname, const int *info, size_t len)
-{
+void xerbla_(const char *srname, const int *info, size_t len) {
     size_t n = len < sizeof f_name - 1 ? len : sizeof f_name - 1;
     memcpy(f_name, srname, n);
     f_name[n] = '\0';
@@ -37,16 +36,14 @@ void xerbla_(const char *srname, const int *info, size_t len)
     ++f_calls;
 }
 
-void cblas_xerbla(int info, const char *rout, const char *fmt, ...)
-{
+void cblas_xerbla(int info, const char *rout, const char *fmt, ...) {
     (void)fmt;
     snprintf(c_name, sizeof c_name, "%s", rout ? rout : "(null)");
     c_info = info;
     ++c_calls;
 }
 
-static void reset(void)
-{
+static void reset(void) {
     f_calls = f_info = c_calls = c_info = 0;
     f_len = 0;
     f_name[0] = c_name[0] = '\0';
@@ -55,21 +52,20 @@ static void reset(void)
 static int failures;
 
 /* The Fortran name with its trailing blanks removed, as reference XERBLA prints it. */
-static const char *trimmed(const char *s, char *buf, size_t size)
-{
+static const char *trimmed(const char *s, char *buf, size_t size) {
     snprintf(buf, size, "%s", s);
     for (size_t n = strlen(buf); n > 0 && buf[n - 1] == ' '; --n) buf[n - 1] = '\0';
     return buf;
 }
 
 static void expect_fortran(const char *what, const char *name, int info, const void *C,
-                           const void *C0, size_t bytes)
-{
+                           const void *C0, size_t bytes) {
     char t[32];
     trimmed(f_name, t, sizeof t);
     if (f_calls != 1 || f_info != info || strcmp(t, name) != 0 || c_calls != 0) {
         fprintf(stderr,
-                "FAIL %s: expected xerbla_(\"%s\", %d) once; got %d call(s), last (\"%s\" len %zu, %d); "
+                "FAIL %s: expected xerbla_(\"%s\", %d) once; got %d call(s), last (\"%s\" len %zu, "
+                "%d); "
                 "cblas_xerbla called %d time(s)\n",
                 what, name, info, f_calls, f_name, f_len, f_info, c_calls);
         ++failures;
@@ -87,13 +83,13 @@ static void expect_fortran(const char *what, const char *name, int info, const v
 }
 
 static void expect_cblas(const char *what, const char *name, int info, const void *C,
-                         const void *C0, size_t bytes)
-{
+                         const void *C0, size_t bytes) {
     if (c_calls != 1 || c_info != info || strcmp(c_name, name) != 0 || f_calls != 0) {
-        fprintf(stderr,
-                "FAIL %s: expected cblas_xerbla(%d, \"%s\") once; got %d call(s), last (%d, \"%s\"); "
-                "xerbla_ called %d time(s)\n",
-                what, info, name, c_calls, c_info, c_name, f_calls);
+        fprintf(
+            stderr,
+            "FAIL %s: expected cblas_xerbla(%d, \"%s\") once; got %d call(s), last (%d, \"%s\"); "
+            "xerbla_ called %d time(s)\n",
+            what, info, name, c_calls, c_info, c_name, f_calls);
         ++failures;
     } else {
         printf("ok   %s: cblas_xerbla(%d, \"%s\")\n", what, c_info, c_name);
@@ -106,9 +102,8 @@ static void expect_cblas(const char *what, const char *name, int info, const voi
 
 /* One Fortran-door call of sgemm_ and of dgemm_ with the given arguments; A, B, C are 16-element
  * buffers, large enough for every shape used here. */
-static void fortran_case(const char *what, char ta, char tb, int m, int n, int k, int lda,
-                         int ldb, int ldc, int info)
-{
+static void fortran_case(const char *what, char ta, char tb, int m, int n, int k, int lda, int ldb,
+                         int ldc, int info) {
     float As[16] = {0}, Bs[16] = {0}, Cs[16], Cs0[16];
     double Ad[16] = {0}, Bd[16] = {0}, Cd[16], Cd0[16];
     const float af = 1.0f, bf = 0.0f;
@@ -128,9 +123,8 @@ static void fortran_case(const char *what, char ta, char tb, int m, int n, int k
     expect_fortran(label, "DGEMM", info, Cd, Cd0, sizeof Cd);
 }
 
-static void cblas_case(const char *what, int layout, int ta, int tb, int m, int n, int k,
-                       int lda, int ldb, int ldc, int info)
-{
+static void cblas_case(const char *what, int layout, int ta, int tb, int m, int n, int k, int lda,
+                       int ldb, int ldc, int info) {
     float As[16] = {0}, Bs[16] = {0}, Cs[16], Cs0[16];
     double Ad[16] = {0}, Bd[16] = {0}, Cd[16], Cd0[16];
     char label[128];
@@ -149,8 +143,7 @@ static void cblas_case(const char *what, int layout, int ta, int tb, int m, int 
 }
 
 /* A valid call must not reach either xerbla and must compute the product. */
-static void valid_calls(void)
-{
+static void valid_calls(void) {
     const int m = 2, n = 2, k = 2, ld = 2;
     const float one = 1.0f, zero = 0.0f;
     float A[4] = {1, 2, 3, 4}, B[4] = {1, 0, 0, 1}, C[4] = {9, 9, 9, 9};
@@ -160,7 +153,8 @@ static void valid_calls(void)
     sgemm_(&ta, &tb, &m, &n, &k, &one, A, &ld, B, &ld, &zero, C, &ld, 1, 1);
     /* C = A^T: column-major A = [1 3; 2 4], A^T = [1 2; 3 4] stored as {1, 3, 2, 4}. */
     if (f_calls || c_calls || C[0] != 1 || C[1] != 3 || C[2] != 2 || C[3] != 4) {
-        fprintf(stderr, "FAIL valid sgemm_('c','n'): xerbla_ %d, cblas_xerbla %d, C = %g %g %g %g\n",
+        fprintf(stderr,
+                "FAIL valid sgemm_('c','n'): xerbla_ %d, cblas_xerbla %d, C = %g %g %g %g\n",
                 f_calls, c_calls, C[0], C[1], C[2], C[3]);
         ++failures;
     } else {
@@ -173,7 +167,8 @@ static void valid_calls(void)
     /* Row-major A = [1 2; 3 4], A^T = [1 3; 2 4] stored as {1, 3, 2, 4}. */
     if (f_calls || c_calls || Cd[0] != 1 || Cd[1] != 3 || Cd[2] != 2 || Cd[3] != 4) {
         fprintf(stderr,
-                "FAIL valid cblas_dgemm(Row, ConjTrans): xerbla_ %d, cblas_xerbla %d, C = %g %g %g %g\n",
+                "FAIL valid cblas_dgemm(Row, ConjTrans): xerbla_ %d, cblas_xerbla %d, C = %g %g %g "
+                "%g\n",
                 f_calls, c_calls, Cd[0], Cd[1], Cd[2], Cd[3]);
         ++failures;
     } else {
@@ -181,8 +176,7 @@ static void valid_calls(void)
     }
 }
 
-int main(void)
-{
+int main(void) {
     /* Fortran door: transa 1, transb 2, m 3, n 4, k 5, lda 8, ldb 10, ldc 13. */
     fortran_case("m = -1", 'N', 'N', -1, 2, 2, 2, 2, 2, 3);
     fortran_case("transa = 'X'", 'X', 'N', 2, 2, 2, 2, 2, 2, 1);

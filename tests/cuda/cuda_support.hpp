@@ -23,10 +23,10 @@ inline bool env_is(const char *name, const char *value) {
 // Empty when the CUDA backend can run here, else why not.
 std::string cuda_unavailable();
 
-#define TSR_REQUIRE_CUDA()                                                                          \
-    do {                                                                                            \
-        if (std::string why = ::tessera::test::cuda_unavailable(); !why.empty())                    \
-            GTEST_SKIP() << "no CUDA device: " << why;                                              \
+#define TSR_REQUIRE_CUDA()                                                                         \
+    do {                                                                                           \
+        if (std::string why = ::tessera::test::cuda_unavailable(); !why.empty())                   \
+            GTEST_SKIP() << "no CUDA device: " << why;                                             \
     } while (0)
 
 // A device copy of a host vector, freed on destruction.
@@ -35,11 +35,15 @@ template <typename T> struct DeviceArray {
     size_t count = 0;
     explicit DeviceArray(const std::vector<T> &host) : count(host.size()) {
         EXPECT_EQ(cudaMalloc(&ptr, std::max<size_t>(1, count) * sizeof(T)), cudaSuccess);
-        if (count) EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+        if (count)
+            EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(T), cudaMemcpyHostToDevice),
+                      cudaSuccess);
     }
     ~DeviceArray() { cudaFree(ptr); }
     void to_host(std::vector<T> &host) const {
-        if (count) EXPECT_EQ(cudaMemcpy(host.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+        if (count)
+            EXPECT_EQ(cudaMemcpy(host.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost),
+                      cudaSuccess);
     }
     DeviceArray(const DeviceArray &) = delete;
     DeviceArray &operator=(const DeviceArray &) = delete;

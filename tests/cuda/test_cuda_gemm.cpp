@@ -24,9 +24,10 @@ std::vector<Shape> shapes() {
     for (int64_t m : {1, 3, 17, 64, 67})
         for (int64_t n : {1, 2, 31, 65})
             for (int64_t k : {0, 1, 13, 16, 33}) s.push_back({m, n, k});
-    for (Shape x : {Shape{0, 5, 5}, Shape{5, 0, 5}, Shape{127, 129, 15}, Shape{128, 128, 17},
-                    Shape{129, 127, 255}, Shape{255, 257, 64}, Shape{1000, 3, 70}, Shape{3, 1000, 70},
-                    Shape{1031, 1543, 47}, Shape{2048, 1536, 33}, Shape{4, 4, 5000}})
+    for (Shape x :
+         {Shape{0, 5, 5}, Shape{5, 0, 5}, Shape{127, 129, 15}, Shape{128, 128, 17},
+          Shape{129, 127, 255}, Shape{255, 257, 64}, Shape{1000, 3, 70}, Shape{3, 1000, 70},
+          Shape{1031, 1543, 47}, Shape{2048, 1536, 33}, Shape{4, 4, 5000}})
         s.push_back(x);
     return s;
 }
@@ -34,7 +35,7 @@ std::vector<Shape> shapes() {
 enum class Dtype { f32, f64 };
 
 class CudaGemm : public ::testing::TestWithParam<Dtype> {
-  protected:
+protected:
     void SetUp() override {
         TSR_REQUIRE_CUDA();
         ASSERT_EQ(tsr_create(&handle_), TSR_SUCCESS);
@@ -58,7 +59,11 @@ TEST_P(CudaGemm, ShapesLayoutsOpsScalars) {
                 for (tsr_op tb : {TSR_OP_N, TSR_OP_C}) {
                     const bool small = s.m * s.n * s.k <= 20000;
                     std::vector<std::pair<double, double>> scalars =
-                        small ? std::vector<std::pair<double, double>>{{1, 0}, {0, -0.61}, {-1, 1}, {0.37, -0.61}, {0, 0}}
+                        small ? std::vector<std::pair<double, double>>{{1, 0},
+                                                                       {0, -0.61},
+                                                                       {-1, 1},
+                                                                       {0.37, -0.61},
+                                                                       {0, 0}}
                               : std::vector<std::pair<double, double>>{{0.37, -0.61}};
                     for (auto [alpha, beta] : scalars) {
                         GemmCase c{layout, ta, tb, s.m, s.n, s.k, alpha, beta};
@@ -119,7 +124,9 @@ TEST_P(CudaGemm, NanInfPropagate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaGemm, ::testing::Values(Dtype::f32, Dtype::f64),
-                         [](const auto &info) { return std::string(info.param == Dtype::f32 ? "sgemm" : "dgemm"); });
+                         [](const auto &info) {
+                             return std::string(info.param == Dtype::f32 ? "sgemm" : "dgemm");
+                         });
 
 // Small integers -4 .. 4 from a start drawn from the test's seed (products of them sum exactly).
 struct SmallInts {
@@ -136,19 +143,24 @@ template <typename T> struct ExactOperands {
         for (std::vector<T> *v : {&a, &b, &c0})
             for (T &e : *v) e = T(g.next());
         for (int64_t j = 0; j < n; ++j)
-            for (int64_t i = m; i < ldc; ++i) c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
+            for (int64_t i = m; i < ldc; ++i)
+                c0[size_t(i + j * ldc)] = std::numeric_limits<T>::quiet_NaN();
     }
     // C = alpha·op(A)·op(B) + beta·C0 (column-major) on device copies of the operands, through
     // tsr_sgemm / tsr_dgemm; C comes back in c.
-    ::testing::AssertionResult run(tsr_handle h, tsr_op oa, tsr_op ob, int64_t m, int64_t n, int64_t k, T alpha,
-                                   int64_t lda, int64_t ldb, T beta, int64_t ldc, std::vector<T> &c) const {
+    ::testing::AssertionResult run(tsr_handle h, tsr_op oa, tsr_op ob, int64_t m, int64_t n,
+                                   int64_t k, T alpha, int64_t lda, int64_t ldb, T beta,
+                                   int64_t ldc, std::vector<T> &c) const {
         DeviceArray<T> da(a), db(b), dc(c0);
         tsr_status st;
         if constexpr (sizeof(T) == 4)
-            st = tsr_sgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
+            st = tsr_sgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta,
+                           dc.ptr, ldc);
         else
-            st = tsr_dgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta, dc.ptr, ldc);
-        if (st != TSR_SUCCESS) return ::testing::AssertionFailure() << "status " << st << ": " << tsr_last_error();
+            st = tsr_dgemm(h, TSR_COL_MAJOR, oa, ob, m, n, k, alpha, da.ptr, lda, db.ptr, ldb, beta,
+                           dc.ptr, ldc);
+        if (st != TSR_SUCCESS)
+            return ::testing::AssertionFailure() << "status " << st << ": " << tsr_last_error();
         if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
             return ::testing::AssertionFailure() << cudaGetErrorString(e);
         c.resize(c0.size());
@@ -180,22 +192,26 @@ template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::strin
             }
             T want = T(0.5) * c0[at];
             for (int64_t l = 0; l < k; ++l) want += a[size_t(i + l * n)] * b[size_t(j + l * n)];
-            if (c[at] != want && bad++ < 5) ADD_FAILURE() << "C(" << i << "," << j << ") = " << c[at] << ", want " << want;
+            if (c[at] != want && bad++ < 5)
+                ADD_FAILURE() << "C(" << i << "," << j << ") = " << c[at] << ", want " << want;
         }
     EXPECT_EQ(bad, 0) << "wrong or written elements, n = " << n;
     if (!verbose) return;
     const std::string log = ::testing::internal::GetCapturedStderr();
     const char r = sizeof(T) == 4 ? 's' : 'd';
     const std::string m1 = std::to_string(n - 1), all = std::to_string(n);
-    for (const std::string &part : {"m=" + m1 + " n=" + m1 + " ", "m=" + m1 + " n=1 ", "m=1 n=" + all + " "})
-        EXPECT_NE(log.find(std::string(" for ") + r + "gemm NT " + part), std::string::npos) << part << " in:\n" << log;
+    for (const std::string &part :
+         {"m=" + m1 + " n=" + m1 + " ", "m=" + m1 + " n=1 ", "m=1 n=" + all + " "})
+        EXPECT_NE(log.find(std::string(" for ") + r + "gemm NT " + part), std::string::npos)
+            << part << " in:\n"
+            << log;
     EXPECT_NE(log.find("tessera: cuda kernel " + main_tile), std::string::npos) << log;
 }
 
 TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
     TSR_REQUIRE_CUDA();
-    if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") || std::getenv("TESSERA_CUDA_MATH") ||
-        std::getenv("TESSERA_CUDA_SPLITK"))
+    if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") ||
+        std::getenv("TESSERA_CUDA_MATH") || std::getenv("TESSERA_CUDA_SPLITK"))
         GTEST_SKIP() << "the fringe rule is checked with the automatic kernels";
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
@@ -210,26 +226,35 @@ TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
 // tile's pieces (two or more) must be added once, with alpha and beta. Device operands of small
 // integers (every sum exact); C checked with two random vectors (C·x against alpha·A·(B·x) +
 // beta·C0·x, exact in double) and its padding checked unwritten; k not a multiple of the k
-// steps; every transpose. With TESSERA_VERBOSE=1 and the automatic choice the log says stream-K ran.
-template <typename T> void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t bm, int64_t bn, int sms) {
+// steps; every transpose. With TESSERA_VERBOSE=1 and the automatic choice the log says stream-K
+// ran.
+template <typename T>
+void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t bm, int64_t bn, int sms) {
     const int64_t tiles_n = (3 * int64_t(sms) / 2 + 2) / 3; // 3 × tiles_n ≈ 1.5 waves
     const int64_t m = 3 * bm - 5, n = tiles_n * bn - 3, k = 523, ldc = m + 2;
     const int64_t lda = ta ? k : m, ldb = tb ? n : k;
     SmallInts g{uint32_t(test_rng("/" + std::to_string(int(ta) * 2 + int(tb)))())};
-    const ExactOperands<T> ops(g, size_t(lda * (ta ? m : k)), size_t(ldb * (tb ? k : n)), m, n, ldc);
+    const ExactOperands<T> ops(g, size_t(lda * (ta ? m : k)), size_t(ldb * (tb ? k : n)), m, n,
+                               ldc);
     const std::vector<T> &a = ops.a, &b = ops.b, &c0 = ops.c0;
-    auto opa = [&](int64_t i, int64_t l) { return double(ta ? a[size_t(l + i * lda)] : a[size_t(i + l * lda)]); };
-    auto opb = [&](int64_t l, int64_t j) { return double(tb ? b[size_t(j + l * ldb)] : b[size_t(l + j * ldb)]); };
+    auto opa = [&](int64_t i, int64_t l) {
+        return double(ta ? a[size_t(l + i * lda)] : a[size_t(i + l * lda)]);
+    };
+    auto opb = [&](int64_t l, int64_t j) {
+        return double(tb ? b[size_t(j + l * ldb)] : b[size_t(l + j * ldb)]);
+    };
     const T alpha = T(1), beta = T(0.5);
     std::vector<T> c;
-    ASSERT_TRUE(ops.run(h, ta ? TSR_OP_T : TSR_OP_N, tb ? TSR_OP_T : TSR_OP_N, m, n, k, alpha, lda, ldb, beta, ldc, c));
+    ASSERT_TRUE(ops.run(h, ta ? TSR_OP_T : TSR_OP_N, tb ? TSR_OP_T : TSR_OP_N, m, n, k, alpha, lda,
+                        ldb, beta, ldc, c));
     int64_t written = 0;
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = m; i < ldc; ++i) written += !std::isnan(c[size_t(i + j * ldc)]);
     EXPECT_EQ(written, 0) << "padding written";
     for (int round = 0; round < 2; ++round) {
         std::vector<double> v(static_cast<size_t>(n)), bv(static_cast<size_t>(k), 0.0);
-        for (double &e : v) e = double(g.next() + 5) * ((g.x >> 7) & 1 ? 1 : -1); // ±1 .. ±9, never 0
+        for (double &e : v)
+            e = double(g.next() + 5) * ((g.x >> 7) & 1 ? 1 : -1); // ±1 .. ±9, never 0
         for (int64_t l = 0; l < k; ++l)
             for (int64_t j = 0; j < n; ++j) bv[size_t(l)] += opb(l, j) * v[size_t(j)];
         int64_t bad = 0;
@@ -240,17 +265,18 @@ template <typename T> void stream_k_case(tsr_handle h, bool ta, bool tb, int64_t
                 want += double(beta) * double(c0[size_t(i + j * ldc)]) * v[size_t(j)];
             }
             for (int64_t l = 0; l < k; ++l) want += double(alpha) * opa(i, l) * bv[size_t(l)];
-            if (got != want && bad++ < 5) ADD_FAILURE() << "row " << i << ": C·x = " << got << ", want " << want;
+            if (got != want && bad++ < 5)
+                ADD_FAILURE() << "row " << i << ": C·x = " << got << ", want " << want;
         }
-        EXPECT_EQ(bad, 0) << "rows of C wrong, " << (ta ? 'T' : 'N') << (tb ? 'T' : 'N') << " m=" << m
-                          << " n=" << n;
+        EXPECT_EQ(bad, 0) << "rows of C wrong, " << (ta ? 'T' : 'N') << (tb ? 'T' : 'N')
+                          << " m=" << m << " n=" << n;
     }
 }
 
 TEST(CudaStreamK, CutTilesSummedOnce) {
     TSR_REQUIRE_CUDA();
-    if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") || std::getenv("TESSERA_CUDA_MATH") ||
-        std::getenv("TESSERA_CUDA_SPLITK"))
+    if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") ||
+        std::getenv("TESSERA_CUDA_MATH") || std::getenv("TESSERA_CUDA_SPLITK"))
         GTEST_SKIP() << "stream-K is checked with the automatic kernels";
     int dev = 0, sms = 0;
     ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);

@@ -25,7 +25,9 @@ Math math_mode() {
     return Math::fp32;
 }
 
-const char *math_name(Math m) { return m == Math::tf32 ? "tf32" : m == Math::tf32x3 ? "tf32x3" : "fp32"; }
+const char *math_name(Math m) {
+    return m == Math::tf32 ? "tf32" : m == Math::tf32x3 ? "tf32x3" : "fp32";
+}
 
 // |C − C_ref| ≤ product·|α|·(|A||B|) + scale·|β|·|C₀| element by element, hence also in the
 // Frobenius norm. docs/accuracy.md derives the constants:
@@ -41,8 +43,11 @@ struct Bound {
 Bound bound_of(Math m, int64_t k) {
     const double k2 = double(k + 2);
     switch (m) {
-    case Math::tf32: return {std::ldexp(1.0, -10) + std::ldexp(1.0, -20) + k2 * std::ldexp(1.0, -22), std::ldexp(1.0, -21)};
-    case Math::tf32x3: return {std::ldexp(1.0, -16) + k2 * std::ldexp(1.0, -27), std::ldexp(1.0, -21)};
+    case Math::tf32:
+        return {std::ldexp(1.0, -10) + std::ldexp(1.0, -20) + k2 * std::ldexp(1.0, -22),
+                std::ldexp(1.0, -21)};
+    case Math::tf32x3:
+        return {std::ldexp(1.0, -16) + k2 * std::ldexp(1.0, -27), std::ldexp(1.0, -21)};
     case Math::fp32: break;
     }
     return {2.0 * k2 * std::ldexp(1.0, -24), 2.0 * k2 * std::ldexp(1.0, -24)};
@@ -51,11 +56,13 @@ Bound bound_of(Math m, int64_t k) {
 // Checks C against the float64 oracle from A, B and C0 (the poison the library must not read
 // already replaced by zeros): padding untouched, NaN exactly where the oracle has NaN, every
 // element within the bound, and the normwise error within the normwise bound.
-::testing::AssertionResult check_bound(const GemmCase &c, const Matrix<float> &A, const Matrix<float> &B,
-                                       const Matrix<float> &C0, const Matrix<float> &C, Bound b) {
+::testing::AssertionResult check_bound(const GemmCase &c, const Matrix<float> &A,
+                                       const Matrix<float> &B, const Matrix<float> &C0,
+                                       const Matrix<float> &C, Bound b) {
     for (size_t idx = 0; idx < C.data.size(); ++idx)
         if (C.is_padding(idx) && std::memcmp(&C.data[idx], &C0.data[idx], sizeof(float)) != 0)
-            return ::testing::AssertionFailure() << "padding element " << idx << " of C was written; " << describe(c);
+            return ::testing::AssertionFailure()
+                   << "padding element " << idx << " of C was written; " << describe(c);
     const bool product = c.k > 0 && c.alpha != 0;
     double err2 = 0, mag2 = 0, cmag2 = 0, worst = 0;
     int reported = 0;
@@ -75,11 +82,14 @@ Bound bound_of(Math m, int64_t k) {
                 }
             const double c0 = c.beta != 0 ? double(C0.at(i, j)) : 0.0;
             const double want = c.alpha * sum + c.beta * c0;
-            const double mag = std::fabs(c.alpha) * abs_sum, cmag = std::fabs(c.beta) * std::fabs(c0);
+            const double mag = std::fabs(c.alpha) * abs_sum,
+                         cmag = std::fabs(c.beta) * std::fabs(c0);
             const double got = C.at(i, j), bound = b.product * mag + b.scale * cmag;
-            const bool ok = std::isnan(want) ? std::isnan(got) : (!std::isnan(got) && std::fabs(got - want) <= bound);
+            const bool ok = std::isnan(want) ? std::isnan(got)
+                                             : (!std::isnan(got) && std::fabs(got - want) <= bound);
             if (!ok && reported++ < 5)
-                fail() << "\n  C(" << i << "," << j << ") = " << got << ", oracle " << want << ", bound " << bound;
+                fail() << "\n  C(" << i << "," << j << ") = " << got << ", oracle " << want
+                       << ", bound " << bound;
             if (std::isfinite(want) && std::isfinite(got)) {
                 const double e = got - want;
                 err2 += e * e, mag2 += mag * mag, cmag2 += cmag * cmag;
@@ -90,12 +100,15 @@ Bound bound_of(Math m, int64_t k) {
     const double norm_bound = b.product * std::sqrt(mag2) + b.scale * std::sqrt(cmag2);
     if (std::sqrt(err2) > norm_bound)
         fail() << "\n  normwise error " << std::sqrt(err2) << " > bound " << norm_bound;
-    if (!result) result << "\n  (worst element at " << worst << " of its bound; mode " << math_name(math_mode()) << ")";
+    if (!result)
+        result << "\n  (worst element at " << worst << " of its bound; mode "
+               << math_name(math_mode()) << ")";
     return result;
 }
 
-// The operands of `c` (padding NaN in A and B, -7.25 in C; A and B all NaN when alpha == 0 and C NaN when
-// beta == 0, since they must not be read), and copies for the oracle with that poison zeroed.
+// The operands of `c` (padding NaN in A and B, -7.25 in C; A and B all NaN when alpha == 0 and C
+// NaN when beta == 0, since they must not be read), and copies for the oracle with that poison
+// zeroed.
 struct Operands {
     Matrix<float> A, B, C, A0, B0, C0;
 };
@@ -119,7 +132,7 @@ Operands operands(const GemmCase &c, int64_t pad) {
 }
 
 class CudaMath : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         TSR_REQUIRE_CUDA();
         ASSERT_EQ(tsr_create(&handle_), TSR_SUCCESS);
@@ -133,7 +146,8 @@ class CudaMath : public ::testing::Test {
     ::testing::AssertionResult host_case(const GemmCase &c, int64_t pad) {
         Operands o = operands(c, pad);
         if (tsr_status s = run_gemm(handle_, c, o.A, o.B, o.C); s != TSR_SUCCESS)
-            return ::testing::AssertionFailure() << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
+            return ::testing::AssertionFailure()
+                   << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
         return check_bound(c, o.A0, o.B0, o.C0, o.C, bound_of(math_mode(), c.k));
     }
 
@@ -147,11 +161,14 @@ class CudaMath : public ::testing::Test {
             return v;
         };
         DeviceArray<float> dA(shifted(o.A)), dB(shifted(o.B)), dC(shifted(o.C));
-        tsr_status s = tsr_sgemm(handle_, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), dA.ptr + shift, o.A.ld,
-                                 dB.ptr + shift, o.B.ld, float(c.beta), dC.ptr + shift, o.C.ld);
+        tsr_status s =
+            tsr_sgemm(handle_, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), dA.ptr + shift,
+                      o.A.ld, dB.ptr + shift, o.B.ld, float(c.beta), dC.ptr + shift, o.C.ld);
         if (s != TSR_SUCCESS)
-            return ::testing::AssertionFailure() << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
-        if (cudaDeviceSynchronize() != cudaSuccess) return ::testing::AssertionFailure() << "device error; " << describe(c);
+            return ::testing::AssertionFailure()
+                   << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
+        if (cudaDeviceSynchronize() != cudaSuccess)
+            return ::testing::AssertionFailure() << "device error; " << describe(c);
         std::vector<float> back(dC.count);
         dC.to_host(back);
         Matrix<float> C = o.C;
@@ -162,7 +179,8 @@ class CudaMath : public ::testing::Test {
     tsr_handle handle_ = nullptr;
 };
 
-const std::pair<double, double> kScalars[] = {{1, 0}, {0.37, -0.61}, {-1, 1}, {0, -0.61}, {2.5, 0}, {0, 0}};
+const std::pair<double, double> kScalars[] = {{1, 0},     {0.37, -0.61}, {-1, 1},
+                                              {0, -0.61}, {2.5, 0},      {0, 0}};
 
 // Every m, n, k of {1, 7, 33, 129, 257} (edges of the 16×8 fragments, the 128 tiles and the
 // 16- and 32-deep k steps), all four transposes, both layouts in turn, alpha/beta in turn.
@@ -189,14 +207,23 @@ TEST_F(CudaMath, DeviceOperandsAlignedAndNot) {
         int64_t m, n, k;
     };
     int turn = 0;
-    for (Shape s : {Shape{128, 128, 64}, Shape{130, 67, 45}, Shape{256, 260, 100}, Shape{33, 129, 257}, Shape{5, 3, 1}})
+    for (Shape s : {Shape{128, 128, 64}, Shape{130, 67, 45}, Shape{256, 260, 100},
+                    Shape{33, 129, 257}, Shape{5, 3, 1}})
         for (tsr_op ta : {TSR_OP_N, TSR_OP_T})
             for (tsr_op tb : {TSR_OP_N, TSR_OP_T})
                 for (int64_t pad : {0, 1, 4})
                     for (int shift : {0, 1}) {
                         const auto [alpha, beta] = kScalars[turn % 6];
-                        GemmCase c{turn % 2 ? TSR_ROW_MAJOR : TSR_COL_MAJOR, ta, tb, s.m, s.n, s.k, alpha, beta};
-                        ASSERT_TRUE(device_case(c, pad, shift)) << "pad " << pad << " shift " << shift;
+                        GemmCase c{turn % 2 ? TSR_ROW_MAJOR : TSR_COL_MAJOR,
+                                   ta,
+                                   tb,
+                                   s.m,
+                                   s.n,
+                                   s.k,
+                                   alpha,
+                                   beta};
+                        ASSERT_TRUE(device_case(c, pad, shift))
+                            << "pad " << pad << " shift " << shift;
                         ++turn;
                     }
 }
@@ -238,7 +265,8 @@ TEST_F(CudaMath, NanInfPropagate) {
 TEST_F(CudaMath, PanelsWithoutMemoryFallBack) {
     cudaDeviceProp prop{};
     ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-    if (math_mode() == Math::fp32 || prop.major != 9 || prop.minor != 0 || env_is("TESSERA_CUDA_WGMMA", "off"))
+    if (math_mode() == Math::fp32 || prop.major != 9 || prop.minor != 0 ||
+        env_is("TESSERA_CUDA_WGMMA", "off"))
         GTEST_SKIP() << "the wgmma path runs only for the TF32 modes on compute capability 9.0";
     // 64×64 with k = 65536: 32 MiB of operands, and panels of 96 MiB (tf32) or 128 MiB (tf32x3).
     const GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 64, 64, 65536, 1.0, 0.5};
@@ -254,8 +282,8 @@ TEST_F(CudaMath, PanelsWithoutMemoryFallBack) {
         else (void)cudaGetLastError(), chunk /= 2;
     }
     ::testing::internal::CaptureStderr();
-    const tsr_status s = tsr_sgemm(handle_, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), dA.ptr, o.A.ld,
-                                   dB.ptr, o.B.ld, float(c.beta), dC.ptr, o.C.ld);
+    const tsr_status s = tsr_sgemm(handle_, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha),
+                                   dA.ptr, o.A.ld, dB.ptr, o.B.ld, float(c.beta), dC.ptr, o.C.ld);
     const std::string why = tsr_last_error();
     const cudaError_t sync = cudaDeviceSynchronize();
     const std::string log = ::testing::internal::GetCapturedStderr();
@@ -281,8 +309,10 @@ TEST_F(CudaMath, ModeInEffect) {
     const int64_t m = 20, n = 12, k = 8;
     for (tsr_op ta : {TSR_OP_N, TSR_OP_T})
         for (tsr_op tb : {TSR_OP_N, TSR_OP_T}) {
-            Matrix<float> A = random_matrix<float>(ta == TSR_OP_N ? m : k, ta == TSR_OP_N ? k : m, TSR_COL_MAJOR, 0, 0.0f);
-            Matrix<float> B = random_matrix<float>(tb == TSR_OP_N ? k : n, tb == TSR_OP_N ? n : k, TSR_COL_MAJOR, 0, 0.0f);
+            Matrix<float> A = random_matrix<float>(ta == TSR_OP_N ? m : k, ta == TSR_OP_N ? k : m,
+                                                   TSR_COL_MAJOR, 0, 0.0f);
+            Matrix<float> B = random_matrix<float>(tb == TSR_OP_N ? k : n, tb == TSR_OP_N ? n : k,
+                                                   TSR_COL_MAJOR, 0, 0.0f);
             Matrix<float> C = random_matrix<float>(m, n, TSR_COL_MAJOR, 0, 0.0f);
             std::fill(A.data.begin(), A.data.end(), a);
             std::fill(B.data.begin(), B.data.end(), 1.0f);
@@ -291,8 +321,8 @@ TEST_F(CudaMath, ModeInEffect) {
             const float want = math_mode() == Math::tf32 ? 8.0f : 8.0f * a;
             for (int64_t j = 0; j < n; ++j)
                 for (int64_t i = 0; i < m; ++i)
-                    ASSERT_EQ(C.at(i, j), want) << "mode " << math_name(math_mode()) << " C(" << i << "," << j << ") "
-                                                << describe(c);
+                    ASSERT_EQ(C.at(i, j), want) << "mode " << math_name(math_mode()) << " C(" << i
+                                                << "," << j << ") " << describe(c);
         }
 }
 
@@ -306,9 +336,11 @@ TEST_F(CudaMath, KernelInLog) {
     ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
     const bool wgmma = prop.major == 9 && prop.minor == 0 && !env_is("TESSERA_CUDA_WGMMA", "off");
     if (math_mode() == Math::tf32) sgemm = wgmma ? "tf32-wgmma-128x256" : "tf32-f32-128x128";
-    else if (math_mode() == Math::tf32x3) sgemm = wgmma ? "tf32x3-wgmma-128x128" : "tf32x3-f32-128x128";
+    else if (math_mode() == Math::tf32x3)
+        sgemm = wgmma ? "tf32x3-wgmma-128x128" : "tf32x3-f32-128x128";
     else
-        for (const char *tile : {"128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64", "64x256", "256x64"})
+        for (const char *tile : {"128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64",
+                                 "64x256", "256x64"})
             if (env_is("TESSERA_CUDA_SGEMM", tile)) sgemm += tile;
     std::string dgemm = "dmma-f64-";
     if (env_is("TESSERA_CUDA_DGEMM", "simt")) dgemm = "simt-f64-64x64";
@@ -317,7 +349,8 @@ TEST_F(CudaMath, KernelInLog) {
             if (env_is("TESSERA_CUDA_DGEMM", tile)) dgemm += tile;
     if (dgemm == "dmma-f64-") dgemm += "128x128"; // auto: k = 8 is short and the tiles are many
 
-    const int64_t n = 2048; // 256 tiles of 128×128, more than any device's multiprocessors: auto picks large tiles
+    const int64_t n = 2048; // 256 tiles of 128×128, more than any device's multiprocessors: auto
+                            // picks large tiles
     std::vector<float> hs(size_t(n) * 8, 0.5f);
     std::vector<double> hd(size_t(n) * 8, 0.5);
     DeviceArray<float> sa(hs), sb(hs);
@@ -327,14 +360,20 @@ TEST_F(CudaMath, KernelInLog) {
     DeviceArray<float> sc(hsc);
     DeviceArray<double> dc(hdc);
     ::testing::internal::CaptureStderr();
-    ASSERT_EQ(tsr_sgemm(handle_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, 8, 1.0f, sa.ptr, n, sb.ptr, n, 0.0f, sc.ptr, n),
+    ASSERT_EQ(tsr_sgemm(handle_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, 8, 1.0f, sa.ptr, n,
+                        sb.ptr, n, 0.0f, sc.ptr, n),
               TSR_SUCCESS);
-    ASSERT_EQ(tsr_dgemm(handle_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, 8, 1.0, da.ptr, n, db.ptr, n, 0.0, dc.ptr, n),
+    ASSERT_EQ(tsr_dgemm(handle_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, n, n, 8, 1.0, da.ptr, n, db.ptr,
+                        n, 0.0, dc.ptr, n),
               TSR_SUCCESS);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const std::string log = ::testing::internal::GetCapturedStderr();
-    EXPECT_NE(log.find("tessera: cuda kernel " + sgemm), std::string::npos) << "want " << sgemm << " in:\n" << log;
-    EXPECT_NE(log.find("tessera: cuda kernel " + dgemm), std::string::npos) << "want " << dgemm << " in:\n" << log;
+    EXPECT_NE(log.find("tessera: cuda kernel " + sgemm), std::string::npos)
+        << "want " << sgemm << " in:\n"
+        << log;
+    EXPECT_NE(log.find("tessera: cuda kernel " + dgemm), std::string::npos)
+        << "want " << dgemm << " in:\n"
+        << log;
     EXPECT_NE(log.find(" for sgemm NT m=2048 n=2048 k=8"), std::string::npos) << log;
 }
 

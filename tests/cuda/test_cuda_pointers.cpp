@@ -13,7 +13,7 @@ namespace tessera::test {
 namespace {
 
 class CudaPointers : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         TSR_REQUIRE_CUDA();
         ASSERT_EQ(tsr_create(&handle_), TSR_SUCCESS);
@@ -44,11 +44,14 @@ template <typename T>
     T *pc = on_device & 4 ? dC.ptr : C.data.data();
     tsr_status s;
     if constexpr (sizeof(T) == 4)
-        s = tsr_sgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), pa, A.ld, pb, B.ld, float(c.beta), pc, C.ld);
+        s = tsr_sgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), pa, A.ld, pb, B.ld,
+                      float(c.beta), pc, C.ld);
     else
-        s = tsr_dgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, pa, A.ld, pb, B.ld, c.beta, pc, C.ld);
+        s = tsr_dgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, pa, A.ld, pb, B.ld, c.beta,
+                      pc, C.ld);
     if (s != TSR_SUCCESS)
-        return ::testing::AssertionFailure() << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
+        return ::testing::AssertionFailure()
+               << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
     if (cudaStreamSynchronize(stream) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
         return ::testing::AssertionFailure() << "device error after " << describe(c);
     if (on_device & 4) dC.to_host(C.data);
@@ -59,7 +62,9 @@ TEST_F(CudaPointers, DeviceOperandsEveryOpAndLayout) {
     for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR})
         for (tsr_op ta : {TSR_OP_N, TSR_OP_T})
             for (tsr_op tb : {TSR_OP_N, TSR_OP_T})
-                for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{77, 45, 130}, {300, 257, 96}, {5, 3, 1}}) {
+                for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{77, 45, 130},
+                                       {300, 257, 96},
+                                       {5, 3, 1}}) {
                     GemmCase c{layout, ta, tb, m, n, k, 0.75, -0.5};
                     ASSERT_TRUE(run_placed<float>(handle_, c, 7, 1));
                     ASSERT_TRUE(run_placed<double>(handle_, c, 7, 0));
@@ -100,9 +105,13 @@ TEST_F(CudaPointers, ManyHostThreadsOneHandle) {
     for (int t = 0; t < 6; ++t)
         threads.emplace_back([&, t] {
             for (int rep = 0; rep < 4; ++rep) {
-                GemmCase c{TSR_COL_MAJOR, t % 2 ? TSR_OP_T : TSR_OP_N, TSR_OP_N, 150 + t, 140 + rep, 130, 1.0, 0.5};
+                GemmCase c{TSR_COL_MAJOR, t % 2 ? TSR_OP_T : TSR_OP_N,
+                           TSR_OP_N,      150 + t,
+                           140 + rep,     130,
+                           1.0,           0.5};
                 const int placed = (t + rep) % 3 == 0 ? 7 : 0;
-                if (!(t % 3 ? run_placed<float>(handle_, c, placed, 1) : run_placed<double>(handle_, c, placed, 1)))
+                if (!(t % 3 ? run_placed<float>(handle_, c, placed, 1)
+                            : run_placed<double>(handle_, c, placed, 1)))
                     ++failures[t];
             }
         });
@@ -116,7 +125,8 @@ TEST_F(CudaPointers, ThreadsWithOwnHandles) {
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&, t] {
             tsr_handle h = nullptr;
-            if (tsr_create(&h) != TSR_SUCCESS || tsr_set_backend(h, TSR_BACKEND_CUDA) != TSR_SUCCESS) {
+            if (tsr_create(&h) != TSR_SUCCESS ||
+                tsr_set_backend(h, TSR_BACKEND_CUDA) != TSR_SUCCESS) {
                 ++failures[t];
                 return;
             }
@@ -144,20 +154,22 @@ TEST(CudaAutoRouting, DriverLoadedAfterTheFirstCall) {
         a[size_t(i)] = double(i % 5) - 2.0;
         b[size_t(i)] = double(i % 3) + 1.0;
     }
-    ASSERT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, a.data(), 8, b.data(), 8, 0.0,
-                        c.data(), 8),
+    ASSERT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, a.data(), 8, b.data(),
+                        8, 0.0, c.data(), 8),
               TSR_SUCCESS);
     const std::vector<double> expected = c;
     TSR_REQUIRE_CUDA(); // loads the driver (after the call above, when run alone)
     std::vector<double> poison(64, -7.0);
     DeviceArray<double> dA(a), dB(b), dC(poison);
-    ASSERT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8, 0.0, dC.ptr, 8),
+    ASSERT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8,
+                        0.0, dC.ptr, 8),
               TSR_SUCCESS)
         << tsr_last_error();
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<double> back(64);
     dC.to_host(back);
-    for (size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], expected[i]) << "element " << i; // small integers: exact
+    for (size_t i = 0; i < back.size(); ++i)
+        EXPECT_EQ(back[i], expected[i]) << "element " << i; // small integers: exact
     tsr_destroy(h);
 }
 
@@ -167,7 +179,8 @@ TEST(CudaAutoRouting, DriverLoadedAfterTheFirstCall) {
 // for up to about 200 threads).
 TEST(CudaAutoRouting, LogSaysWhy) {
     const char *v = std::getenv("TESSERA_VERBOSE");
-    if (!v || std::strcmp(v, "1") != 0) GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_auto_routing_log sets it)";
+    if (!v || std::strcmp(v, "1") != 0)
+        GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_auto_routing_log sets it)";
     TSR_REQUIRE_CUDA();
     tsr_handle h;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
@@ -181,25 +194,28 @@ TEST(CudaAutoRouting, LogSaysWhy) {
         return ::testing::internal::GetCapturedStderr();
     };
     std::string log = logged([&] {
-        return tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8, 0.0, dC.ptr, 8);
+        return tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, dA.ptr, 8, dB.ptr, 8,
+                         0.0, dC.ptr, 8);
     });
     EXPECT_NE(log.find("backend=cuda"), std::string::npos) << log;
     EXPECT_NE(log.find("(auto: device operands)"), std::string::npos) << log;
     std::vector<double> c(64);
     log = logged([&] {
-        return tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, host.data(), 8, host.data(), 8, 0.0,
-                         c.data(), 8);
+        return tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 8, 8, 8, 1.0, host.data(), 8,
+                         host.data(), 8, 0.0, c.data(), 8);
     });
     EXPECT_NE(log.find("backend=cpu"), std::string::npos) << log;
-    EXPECT_NE(log.find("(auto: host operands, the CPU predicted faster)"), std::string::npos) << log;
+    EXPECT_NE(log.find("(auto: host operands, the CPU predicted faster)"), std::string::npos)
+        << log;
     const int64_t n = 4096;
     std::vector<float> a(size_t(n * n), 1.0f), cc(size_t(n * n), -1.0f);
     log = logged([&] {
-        return tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, n, n, n, 1.0f, a.data(), n, a.data(), n, 0.0f,
-                         cc.data(), n);
+        return tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, n, n, n, 1.0f, a.data(), n, a.data(),
+                         n, 0.0f, cc.data(), n);
     });
     EXPECT_NE(log.find("backend=cuda"), std::string::npos) << log;
-    EXPECT_NE(log.find("(auto: host operands, the GPU predicted faster with the transfers)"), std::string::npos)
+    EXPECT_NE(log.find("(auto: host operands, the GPU predicted faster with the transfers)"),
+              std::string::npos)
         << log;
     EXPECT_EQ(cc[0], float(n)) << "ones times ones";
     EXPECT_EQ(cc[size_t(n * n - 1)], float(n));
@@ -224,8 +240,9 @@ TEST(CudaRefusals, HostBackendsRefuseDeviceMemory) {
     const int32_t row_ptr[] = {0, 1, 2}, col_idx[] = {0, 1};
     const double values[] = {2.0, 3.0};
     tsr_sparse A;
-    ASSERT_EQ(tsr_sparse_create_csr(h, &A, TSR_F64, TSR_INDEX_I32, 2, 2, 2, row_ptr, col_idx, values),
-              TSR_SUCCESS);
+    ASSERT_EQ(
+        tsr_sparse_create_csr(h, &A, TSR_F64, TSR_INDEX_I32, 2, 2, 2, row_ptr, col_idx, values),
+        TSR_SUCCESS);
     EXPECT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dA.ptr, 0.0, dC.ptr), TSR_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::strstr(tsr_last_error(), "device memory"), nullptr) << tsr_last_error();
     std::vector<double> back(64);

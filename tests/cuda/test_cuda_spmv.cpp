@@ -25,8 +25,8 @@ using tessera::bench::CsrMatrix;
 
 // Where a product's vectors live: bit 0 x on the device, bit 1 y on the device.
 template <typename T> ProductRunner<T> placed(int where, cudaStream_t stream = nullptr) {
-    return [where, stream](tsr_handle h, tsr_op op, T alpha, tsr_sparse A, const std::vector<T> &x, T beta,
-                           std::vector<T> &y) {
+    return [where, stream](tsr_handle h, tsr_op op, T alpha, tsr_sparse A, const std::vector<T> &x,
+                           T beta, std::vector<T> &y) {
         DeviceArray<T> dx(x), dy(y);
         const T *px = (where & 1) ? dx.ptr : x.data();
         T *py = (where & 2) ? dy.ptr : y.data();
@@ -78,7 +78,8 @@ std::vector<Generated> generated() {
     return {
         {"random", [] { return from_csr(random_k_per_row(300, 200, 7, 1)); }, false},
         {"empty_rows", [] { return from_csr(with_empty_rows(4000, 4000, 5, 0.3, 2)); }, false},
-        {"many_empty_rows", [] { return from_csr(with_empty_rows(20000, 20000, 6, 0.5, 3)); }, false},
+        {"many_empty_rows", [] { return from_csr(with_empty_rows(20000, 20000, 6, 0.5, 3)); },
+         false},
         {"dense_row", [] { return from_csr(one_dense_row(3000, 60000, 4, 1500, 4)); }, true},
         {"longer_dense_row", [] { return from_csr(one_dense_row(2000, 300000, 2, 7, 5)); }, true},
         {"banded", [] { return from_csr(banded(6000, 4, 0.9, 6)); }, false},
@@ -92,7 +93,8 @@ std::vector<Generated> generated() {
         {"lanes32", [] { return from_csr(random_k_per_row(1000, 20000, 80, 13)); }, false},
         {"scattered", [] { return from_csr(random_k_per_row(3000, 200000, 40, 14)); }, true},
         // Short rows over an x of 2^19: AUTO in float runs CSR on column-sorted row tiles.
-        {"wide_scattered", [] { return from_csr(random_k_per_row(6000, int64_t(1) << 19, 8, 18)); }, true},
+        {"wide_scattered", [] { return from_csr(random_k_per_row(6000, int64_t(1) << 19, 8, 18)); },
+         true},
         {"wide", [] { return from_csr(random_k_per_row(40, 3000, 30, 15)); }, false},
         {"tall", [] { return from_csr(random_k_per_row(3000, 40, 2, 16)); }, false},
         {"one_by_one", [] { return from_csr(random_k_per_row(1, 1, 1, 17)); }, false},
@@ -136,7 +138,8 @@ void run_cases(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type
     const tsr_status s = tsr_sparse_optimize(h, A, format);
     if (s == TSR_ERR_NOT_SUPPORTED) { // the padding limit
         EXPECT_TRUE(format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA) << tsr_last_error();
-        EXPECT_NE(std::string(tsr_last_error()).find("slots"), std::string::npos) << tsr_last_error();
+        EXPECT_NE(std::string(tsr_last_error()).find("slots"), std::string::npos)
+            << tsr_last_error();
     } else {
         ASSERT_EQ(s, TSR_SUCCESS) << tsr_last_error();
         tsr_format got = TSR_FORMAT_AUTO;
@@ -144,7 +147,8 @@ void run_cases(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type
         if (format != TSR_FORMAT_AUTO) EXPECT_EQ(got, format);
         for (size_t k = 0; k < cases.size(); ++k) {
             const int where = int(k + size_t(turn)) & 3;
-            EXPECT_TRUE(check_product<T>(h, A, e, cases[k], seed++, placed<T>(where))) << where_name(where);
+            EXPECT_TRUE(check_product<T>(h, A, e, cases[k], seed++, placed<T>(where)))
+                << where_name(where);
         }
     }
     EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
@@ -156,8 +160,8 @@ TEST_P(CudaSpmvGenerated, EveryFormatTypeOpScaleAndPlace) {
     TSR_REQUIRE_CUDA();
     const Generated g = generated()[GetParam()];
     const Entries e = g.make();
-    SCOPED_TRACE(g.name + " " + std::to_string(e.rows) + "x" + std::to_string(e.cols) + " entries " +
-                 std::to_string(e.nnz()));
+    SCOPED_TRACE(g.name + " " + std::to_string(e.rows) + "x" + std::to_string(e.cols) +
+                 " entries " + std::to_string(e.nnz()));
     tsr_handle h = cuda_handle();
     const std::vector<ProductCase> cases = gpu_cases(g.large);
     uint64_t seed = 7000 * GetParam();
@@ -166,40 +170,48 @@ TEST_P(CudaSpmvGenerated, EveryFormatTypeOpScaleAndPlace) {
         for (tsr_index_type itype : {TSR_INDEX_I32, TSR_INDEX_I64}) {
             const Door door = (turn % 2) ? Door::coo : Door::csr;
             run_cases<float>(h, e, format, itype, door, cases, seed += 100, turn++);
-            run_cases<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr, cases, seed += 100,
-                              turn++);
+            run_cases<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr, cases,
+                              seed += 100, turn++);
         }
     tsr_destroy(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrices, CudaSpmvGenerated, ::testing::Range<size_t>(0, generated().size()),
-                         [](const ::testing::TestParamInfo<size_t> &info) { return generated()[info.param].name; });
+INSTANTIATE_TEST_SUITE_P(Matrices, CudaSpmvGenerated,
+                         ::testing::Range<size_t>(0, generated().size()),
+                         [](const ::testing::TestParamInfo<size_t> &info) {
+                             return generated()[info.param].name;
+                         });
 
 class CudaSpmvCollection : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaSpmvCollection, EveryFormatTypeAndPlace) {
     TSR_REQUIRE_CUDA();
-    if (GetParam() == "none") GTEST_SKIP() << "the shared matrices are not beside the repository (../shared/matrices)";
+    if (GetParam() == "none")
+        GTEST_SKIP() << "the shared matrices are not beside the repository (../shared/matrices)";
     const tessera::bench::CooMatrix m =
         tessera::bench::read_matrix_market(shared_matrices_dir() + "/" + GetParam() + ".mtx");
     Entries e = from_coo(m);
     e.name = GetParam();
     tsr_handle h = cuda_handle();
-    const std::vector<ProductCase> cases = {
-        {TSR_OP_N, 1.0, 0.0}, {TSR_OP_N, -0.5, 2.0}, {TSR_OP_T, 1.0, 0.0}, {TSR_OP_T, -0.5, 2.0}, {TSR_OP_C, 2.0, 1.0}};
+    const std::vector<ProductCase> cases = {{TSR_OP_N, 1.0, 0.0},
+                                            {TSR_OP_N, -0.5, 2.0},
+                                            {TSR_OP_T, 1.0, 0.0},
+                                            {TSR_OP_T, -0.5, 2.0},
+                                            {TSR_OP_C, 2.0, 1.0}};
     uint64_t seed = std::hash<std::string>{}(GetParam());
     int turn = 0;
     for (tsr_format format : kFormats)
         for (tsr_index_type itype : {TSR_INDEX_I32, TSR_INDEX_I64}) {
             const Door door = (turn % 2) ? Door::coo : Door::csr;
             run_cases<float>(h, e, format, itype, door, cases, seed += 10, turn++);
-            run_cases<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr, cases, seed += 10,
-                              turn++);
+            run_cases<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr, cases,
+                              seed += 10, turn++);
         }
     tsr_destroy(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(SuiteSparse, CudaSpmvCollection, ::testing::ValuesIn(shared_matrix_names()),
+INSTANTIATE_TEST_SUITE_P(SuiteSparse, CudaSpmvCollection,
+                         ::testing::ValuesIn(shared_matrix_names()),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                              std::string n = info.param;
                              for (char &c : n)
@@ -214,7 +226,8 @@ TEST(CudaSpmv, OptimizedOnOneBackendUsedOnTheOther) {
     TSR_REQUIRE_CUDA();
     using namespace tessera::bench;
     tsr_handle gpu = cuda_handle(), cpu = host_handle(TSR_BACKEND_CPU);
-    const std::vector<Entries> matrices = {from_csr(power_law(20000, 20000, 10, 1)), from_csr(tridiagonal(5000, 2)),
+    const std::vector<Entries> matrices = {from_csr(power_law(20000, 20000, 10, 1)),
+                                           from_csr(tridiagonal(5000, 2)),
                                            from_csr(random_k_per_row(4000, 300000, 20, 3)),
                                            from_csr(one_dense_row(5000, 5000, 4, 9, 4))};
     uint64_t seed = 1;
@@ -224,16 +237,19 @@ TEST(CudaSpmv, OptimizedOnOneBackendUsedOnTheOther) {
                 SCOPED_TRACE(e.name + std::string(" format=") + format_label(format) +
                              (optimizer == cpu ? " optimized on cpu" : " optimized on cuda"));
                 tsr_sparse A = nullptr;
-                ASSERT_EQ(create_matrix<double>(optimizer, e, TSR_INDEX_I32, Door::csr, &A), TSR_SUCCESS);
+                ASSERT_EQ(create_matrix<double>(optimizer, e, TSR_INDEX_I32, Door::csr, &A),
+                          TSR_SUCCESS);
                 if (tsr_sparse_optimize(optimizer, A, format) != TSR_SUCCESS) {
-                    EXPECT_TRUE(format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA) << tsr_last_error();
+                    EXPECT_TRUE(format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA)
+                        << tsr_last_error();
                     tsr_sparse_destroy(A);
                     continue;
                 }
                 for (int round = 0; round < 2; ++round)
                     for (tsr_op op : {TSR_OP_N, TSR_OP_T}) {
                         EXPECT_TRUE(check_product<double>(cpu, A, e, {op, 1.5, -1.0}, seed++));
-                        EXPECT_TRUE(check_product<double>(gpu, A, e, {op, 1.5, -1.0}, seed++, placed<double>(3)));
+                        EXPECT_TRUE(check_product<double>(gpu, A, e, {op, 1.5, -1.0}, seed++,
+                                                          placed<double>(3)));
                         EXPECT_TRUE(check_product<double>(gpu, A, e, {op, -1.0, 0.0}, seed++));
                     }
                 EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
@@ -259,8 +275,10 @@ TEST(CudaSpmv, DestroyAndOptimizeFreeDeviceMemory) {
     std::vector<double> x(size_t(e.rows), 1.0), y(size_t(e.rows), 0.0);
     DeviceArray<double> dx(x), dy(y);
     auto products = [&](tsr_sparse A) {
-        EXPECT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dx.ptr, 0.0, dy.ptr), TSR_SUCCESS) << tsr_last_error();
-        EXPECT_EQ(tsr_dspmv(h, TSR_OP_T, 1.0, A, dx.ptr, 0.0, dy.ptr), TSR_SUCCESS) << tsr_last_error();
+        EXPECT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dx.ptr, 0.0, dy.ptr), TSR_SUCCESS)
+            << tsr_last_error();
+        EXPECT_EQ(tsr_dspmv(h, TSR_OP_T, 1.0, A, dx.ptr, 0.0, dy.ptr), TSR_SUCCESS)
+            << tsr_last_error();
         EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     };
     { // The handle's own buffers (carries) reach their size on a first matrix of the same shape.
@@ -278,15 +296,19 @@ TEST(CudaSpmv, DestroyAndOptimizeFreeDeviceMemory) {
     EXPECT_LT(optimized, before - matrix_bytes * 9 / 10) << "the device copy is made by optimize";
     products(A);
     const int64_t with_transpose = int64_t(free_device_memory());
-    EXPECT_LT(with_transpose, optimized - matrix_bytes * 9 / 10) << "the transposed product copies Aᵀ";
+    EXPECT_LT(with_transpose, optimized - matrix_bytes * 9 / 10)
+        << "the transposed product copies Aᵀ";
     for (int k = 0; k < 4; ++k) { // each optimize replaces the device copy
-        ASSERT_EQ(tsr_sparse_optimize(h, A, k % 2 ? TSR_FORMAT_CSR : TSR_FORMAT_ELL), TSR_SUCCESS) << tsr_last_error();
+        ASSERT_EQ(tsr_sparse_optimize(h, A, k % 2 ? TSR_FORMAT_CSR : TSR_FORMAT_ELL), TSR_SUCCESS)
+            << tsr_last_error();
         products(A);
         EXPECT_LT(int64_t(free_device_memory()), before - matrix_bytes * 9 / 10);
-        EXPECT_GT(int64_t(free_device_memory()), with_transpose - matrix_bytes / 2) << "optimize " << k;
+        EXPECT_GT(int64_t(free_device_memory()), with_transpose - matrix_bytes / 2)
+            << "optimize " << k;
     }
     EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
-    EXPECT_GT(int64_t(free_device_memory()), before - (int64_t(8) << 20)) << "destroy frees the device copies";
+    EXPECT_GT(int64_t(free_device_memory()), before - (int64_t(8) << 20))
+        << "destroy frees the device copies";
     tsr_destroy(h);
 }
 
@@ -294,7 +316,8 @@ TEST(CudaSpmv, DestroyAndOptimizeFreeDeviceMemory) {
 // memory back, the same matrix works.
 TEST(CudaSpmv, DeviceOutOfMemoryIsAnError) {
     TSR_REQUIRE_CUDA();
-    const Entries e = from_csr(tessera::bench::random_k_per_row(200000, 20000, 20, 6)); // 64 MiB on the device
+    const Entries e =
+        from_csr(tessera::bench::random_k_per_row(200000, 20000, 20, 6)); // 64 MiB on the device
     tsr_handle h = cuda_handle();
     tsr_sparse A = nullptr;
     ASSERT_EQ(create_matrix<double>(h, e, TSR_INDEX_I64, Door::csr, &A), TSR_SUCCESS);
@@ -342,7 +365,8 @@ TEST(CudaSpmv, DeviceVectorsRefusedByHostBackendsRoutedByAuto) {
         }
         std::vector<float> back(y.size());
         dy.to_host(back);
-        for (size_t i = 0; i < y.size(); ++i) ASSERT_TRUE(back[i] == 5.0f && y[i] == 5.0f) << "y written";
+        for (size_t i = 0; i < y.size(); ++i)
+            ASSERT_TRUE(back[i] == 5.0f && y[i] == 5.0f) << "y written";
         tsr_sparse_destroy(A);
         tsr_destroy(h);
     }
@@ -352,7 +376,8 @@ TEST(CudaSpmv, DeviceVectorsRefusedByHostBackendsRoutedByAuto) {
     ASSERT_EQ(tsr_sparse_optimize(h, A, TSR_FORMAT_AUTO), TSR_SUCCESS);
     for (int where = 0; where < 4; ++where)
         for (tsr_op op : {TSR_OP_N, TSR_OP_T})
-            EXPECT_TRUE(check_product<float>(h, A, e, {op, 2.0, -1.0}, uint64_t(where), placed<float>(where)))
+            EXPECT_TRUE(check_product<float>(h, A, e, {op, 2.0, -1.0}, uint64_t(where),
+                                             placed<float>(where)))
                 << where_name(where);
     tsr_sparse_destroy(A);
     tsr_destroy(h);
@@ -376,7 +401,8 @@ TEST(CudaSpmv, ThreadsShareAMatrix) {
                 tsr_handle h = cuda_handle();
                 for (int rep = 0; rep < 6; ++rep) {
                     const ProductCase c{rep % 2 ? TSR_OP_T : TSR_OP_N, 1.0, rep % 3 ? 0.5 : 0.0};
-                    if (!check_product<double>(h, A, e, c, uint64_t(100 * t + rep), placed<double>((t + rep) & 3)))
+                    if (!check_product<double>(h, A, e, c, uint64_t(100 * t + rep),
+                                               placed<double>((t + rep) & 3)))
                         ++failures[size_t(t)];
                 }
                 tsr_destroy(h);
@@ -396,7 +422,8 @@ TEST(CudaSpmv, UserStream) {
     tsr_handle h = cuda_handle();
     ASSERT_EQ(tsr_set_cuda_stream(h, stream), TSR_SUCCESS) << tsr_last_error();
     const Entries e = from_csr(tessera::bench::power_law(20000, 20000, 10, 9));
-    for (tsr_format format : {TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_HYB, TSR_FORMAT_AUTO}) {
+    for (tsr_format format :
+         {TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_HYB, TSR_FORMAT_AUTO}) {
         tsr_sparse A = nullptr;
         ASSERT_EQ(create_matrix<float>(h, e, TSR_INDEX_I64, Door::coo, &A), TSR_SUCCESS);
         if (tsr_sparse_optimize(h, A, format) == TSR_SUCCESS)
@@ -414,7 +441,8 @@ TEST(CudaSpmv, UserStream) {
 // TESSERA_VERBOSE=1 (ctest cuda_spmv_verbose): optimize and products name the GPU kernel.
 TEST(CudaSpmvVerbose, KernelChoiceIsLogged) {
     const char *v = std::getenv("TESSERA_VERBOSE");
-    if (!v || std::strcmp(v, "1") != 0) GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_spmv_verbose sets it)";
+    if (!v || std::strcmp(v, "1") != 0)
+        GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_spmv_verbose sets it)";
     TSR_REQUIRE_CUDA();
     using namespace tessera::bench;
     struct Expect {
@@ -446,11 +474,17 @@ TEST(CudaSpmvVerbose, KernelChoiceIsLogged) {
         ASSERT_EQ(tsr_sparse_optimize(h, A, x.format), TSR_SUCCESS);
         ASSERT_EQ(tsr_dspmv(h, TSR_OP_N, 1.0, A, dx.ptr, 0.0, dy.ptr), TSR_SUCCESS);
         const std::string log = ::testing::internal::GetCapturedStderr();
-        EXPECT_NE(log.find(std::string("format=") + x.plan + " backend=cuda time="), std::string::npos)
-            << x.m.name << ":\n" << log;
-        EXPECT_NE(log.find(std::string("dspmv N rows=") + std::to_string(e.rows)), std::string::npos) << log;
-        EXPECT_NE(log.find(std::string("format=") + x.plan + " backend=cuda threads="), std::string::npos)
-            << x.m.name << ":\n" << log;
+        EXPECT_NE(log.find(std::string("format=") + x.plan + " backend=cuda time="),
+                  std::string::npos)
+            << x.m.name << ":\n"
+            << log;
+        EXPECT_NE(log.find(std::string("dspmv N rows=") + std::to_string(e.rows)),
+                  std::string::npos)
+            << log;
+        EXPECT_NE(log.find(std::string("format=") + x.plan + " backend=cuda threads="),
+                  std::string::npos)
+            << x.m.name << ":\n"
+            << log;
         tsr_sparse_destroy(A);
     }
     // A matrix optimized on the CPU runs with the GPU's kernel; auto sends device vectors there.
@@ -481,12 +515,13 @@ template <typename T> void check_nonfinite_on_device() {
     std::mt19937_64 rng = test_rng();
     for (int which = 0; which < 2; ++which) {
         const Entries e = which == 0 ? row_and_diagonal() : padded_band(rng);
-        for (tsr_format f : {TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA, TSR_FORMAT_HYB,
-                             TSR_FORMAT_AUTO})
+        for (tsr_format f : {TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA,
+                             TSR_FORMAT_HYB, TSR_FORMAT_AUTO})
             for (tsr_op op : {TSR_OP_N, TSR_OP_T}) {
                 SCOPED_TRACE(e.name + " " + format_label(f) + (op == TSR_OP_N ? " N" : " T"));
                 tsr_sparse A = nullptr;
-                ASSERT_EQ(create_matrix<T>(h, e, TSR_INDEX_I32, Door::coo, &A), TSR_SUCCESS) << tsr_last_error();
+                ASSERT_EQ(create_matrix<T>(h, e, TSR_INDEX_I32, Door::coo, &A), TSR_SUCCESS)
+                    << tsr_last_error();
                 if (tsr_sparse_optimize(h, A, f) != TSR_SUCCESS) { // refused for its padding
                     tsr_sparse_destroy(A);
                     continue;

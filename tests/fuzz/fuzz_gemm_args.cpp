@@ -20,12 +20,13 @@ extern "C" const char *__ubsan_default_options() { return "print_stacktrace=1:ha
 // The BLAS doors, which tessera.h does not declare, and the error hooks this harness overrides
 // (exported from the executable, they win over the library's weak ones).
 extern "C" {
-void cblas_dgemm_64(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
-                    const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
-                    int64_t ldc);
-void dgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const int64_t *k,
-               const double *alpha, const double *A, const int64_t *lda, const double *B, const int64_t *ldb,
-               const double *beta, double *C, const int64_t *ldc, size_t, size_t);
+void cblas_dgemm_64(int layout, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                    double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                    double beta, double *C, int64_t ldc);
+void dgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n,
+               const int64_t *k, const double *alpha, const double *A, const int64_t *lda,
+               const double *B, const int64_t *ldb, const double *beta, double *C,
+               const int64_t *ldc, size_t, size_t);
 
 int tessera_fuzz_xerbla_calls = 0;
 void xerbla_(const char *, const int *, size_t) { ++tessera_fuzz_xerbla_calls; }
@@ -35,23 +36,26 @@ void cblas_xerbla(int, const char *, const char *, ...) { ++tessera_fuzz_xerbla_
 namespace tessera::fuzz {
 namespace {
 
-constexpr int64_t kLimit = int64_t(1) << 19; // elements of an operand actually allocated (4 MiB of double)
-constexpr int64_t kWork = int64_t(1) << 18;  // m·n·k of a product the oracle recomputes
+constexpr int64_t kLimit = int64_t(1)
+                           << 19; // elements of an operand actually allocated (4 MiB of double)
+constexpr int64_t kWork = int64_t(1) << 18; // m·n·k of a product the oracle recomputes
 
 enum class Door { tsr, cblas, fortran };
 
 // Elements of `count` T, the last one touching a PROT_NONE page, a PROT_NONE page before the
 // first; the bytes between that page and the first element are filled and watched too.
 template <typename T> class Guarded {
-  public:
+public:
     explicit Guarded(size_t count) : count_(count) {
         page_ = size_t(sysconf(_SC_PAGESIZE));
         const size_t bytes = std::max<size_t>(count, 1) * sizeof(T);
         pages_ = (bytes + page_ - 1) / page_;
-        void *p = mmap(nullptr, (pages_ + 2) * page_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *p =
+            mmap(nullptr, (pages_ + 2) * page_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) broken("mmap of %zu bytes failed", (pages_ + 2) * page_);
         base_ = static_cast<char *>(p);
-        if (mprotect(base_ + page_, pages_ * page_, PROT_READ | PROT_WRITE) != 0) broken("mprotect failed");
+        if (mprotect(base_ + page_, pages_ * page_, PROT_READ | PROT_WRITE) != 0)
+            broken("mprotect failed");
         data_ = reinterpret_cast<T *>(base_ + page_ + pages_ * page_ - bytes);
         std::memset(base_ + page_, 0xa5, pages_ * page_);
     }
@@ -75,7 +79,7 @@ template <typename T> class Guarded {
         return true;
     }
 
-  private:
+private:
     size_t count_, page_ = 0, pages_ = 0;
     char *base_ = nullptr;
     T *data_ = nullptr;
@@ -153,7 +157,8 @@ bool op_valid(const Call &c, bool first) {
     return op == TSR_OP_N || op == TSR_OP_T || op == TSR_OP_C;
 }
 bool transposes(const Call &c, bool first) {
-    if (c.door == Door::fortran) return (first ? c.fa : c.fb) != 'N' && (first ? c.fa : c.fb) != 'n';
+    if (c.door == Door::fortran)
+        return (first ? c.fa : c.fb) != 'N' && (first ? c.fa : c.fb) != 'n';
     return (first ? c.ta : c.tb) != TSR_OP_N;
 }
 bool row_major(const Call &c) { return c.door != Door::fortran && c.layout == TSR_ROW_MAJOR; }
@@ -172,7 +177,8 @@ Shape shape_c(const Call &c) { return shape_of(c, c.m, c.n, c.ldc); }
 
 // The reference BLAS checks: ops, layout, sizes, leading dimensions.
 bool arguments_valid(const Call &c) {
-    if (c.door != Door::fortran && c.layout != TSR_COL_MAJOR && c.layout != TSR_ROW_MAJOR) return false;
+    if (c.door != Door::fortran && c.layout != TSR_COL_MAJOR && c.layout != TSR_ROW_MAJOR)
+        return false;
     if (!op_valid(c, true) || !op_valid(c, false)) return false;
     if (c.m < 0 || c.n < 0 || c.k < 0) return false;
     for (const Shape &s : {shape_a(c), shape_b(c), shape_c(c)})
@@ -182,30 +188,36 @@ bool arguments_valid(const Call &c) {
 
 template <typename T> tsr_status run(const Call &c, T alpha, const T *A, const T *B, T beta, T *C) {
     if constexpr (sizeof(T) == 4) {
-        return tsr_sgemm(c.handle, tsr_layout(c.layout), tsr_op(c.ta), tsr_op(c.tb), c.m, c.n, c.k, alpha, A,
-                         c.lda, B, c.ldb, beta, C, c.ldc);
+        return tsr_sgemm(c.handle, tsr_layout(c.layout), tsr_op(c.ta), tsr_op(c.tb), c.m, c.n, c.k,
+                         alpha, A, c.lda, B, c.ldb, beta, C, c.ldc);
     } else {
         if (c.door == Door::tsr)
-            return tsr_dgemm(c.handle, tsr_layout(c.layout), tsr_op(c.ta), tsr_op(c.tb), c.m, c.n, c.k, alpha,
-                             A, c.lda, B, c.ldb, beta, C, c.ldc);
+            return tsr_dgemm(c.handle, tsr_layout(c.layout), tsr_op(c.ta), tsr_op(c.tb), c.m, c.n,
+                             c.k, alpha, A, c.lda, B, c.ldb, beta, C, c.ldc);
         if (c.door == Door::cblas)
-            cblas_dgemm_64(c.layout, c.ta, c.tb, c.m, c.n, c.k, alpha, A, c.lda, B, c.ldb, beta, C, c.ldc);
-        else dgemm_64_(&c.fa, &c.fb, &c.m, &c.n, &c.k, &alpha, A, &c.lda, B, &c.ldb, &beta, C, &c.ldc, 1, 1);
+            cblas_dgemm_64(c.layout, c.ta, c.tb, c.m, c.n, c.k, alpha, A, c.lda, B, c.ldb, beta, C,
+                           c.ldc);
+        else
+            dgemm_64_(&c.fa, &c.fb, &c.m, &c.n, &c.k, &alpha, A, &c.lda, B, &c.ldb, &beta, C,
+                      &c.ldc, 1, 1);
         return TSR_SUCCESS; // the BLAS doors report through xerbla
     }
 }
 
 void describe(const Call &c, char *out, size_t size) {
-    const char *door = c.door == Door::tsr ? "tsr" : c.door == Door::cblas ? "cblas_dgemm_64" : "dgemm_64_";
+    const char *door = c.door == Door::tsr     ? "tsr"
+                       : c.door == Door::cblas ? "cblas_dgemm_64"
+                                               : "dgemm_64_";
     if (c.door == Door::fortran)
-        std::snprintf(out, size, "%s(%c, %c, m %lld, n %lld, k %lld, lda %lld, ldb %lld, ldc %lld)", door,
-                      c.fa, c.fb, (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.lda,
-                      (long long)c.ldb, (long long)c.ldc);
+        std::snprintf(out, size, "%s(%c, %c, m %lld, n %lld, k %lld, lda %lld, ldb %lld, ldc %lld)",
+                      door, c.fa, c.fb, (long long)c.m, (long long)c.n, (long long)c.k,
+                      (long long)c.lda, (long long)c.ldb, (long long)c.ldc);
     else
-        std::snprintf(out, size,
-                      "%s(layout %d, ops %d %d, m %lld, n %lld, k %lld, lda %lld, ldb %lld, ldc %lld)", door,
-                      c.layout, c.ta, c.tb, (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.lda,
-                      (long long)c.ldb, (long long)c.ldc);
+        std::snprintf(
+            out, size,
+            "%s(layout %d, ops %d %d, m %lld, n %lld, k %lld, lda %lld, ldb %lld, ldc %lld)", door,
+            c.layout, c.ta, c.tb, (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.lda,
+            (long long)c.ldb, (long long)c.ldc);
 }
 
 // Elements to allocate for an operand: its extent when small enough, else one (a call that
@@ -241,7 +253,8 @@ template <typename T> void fuzz_call(FuzzedDataProvider &in, Call &c) {
     enum { refuse, refuse_or_scale, compute } expect;
     if (!valid || !addressable<T>(ec)) expect = refuse;
     else if (ec > kLimit) return;
-    else if (!addressable<T>(ea) || !addressable<T>(eb)) expect = alpha == T(0) ? refuse_or_scale : refuse;
+    else if (!addressable<T>(ea) || !addressable<T>(eb))
+        expect = alpha == T(0) ? refuse_or_scale : refuse;
     else if (ea <= kLimit && eb <= kLimit && __int128(c.m) * c.n * c.k <= kWork) expect = compute;
     else if (alpha == T(0)) expect = compute; // A and B are not read: they may be tiny or NULL
     else return;
@@ -257,7 +270,8 @@ template <typename T> void fuzz_call(FuzzedDataProvider &in, Call &c) {
     const bool inject = in.ConsumeIntegralInRange<int>(0, 7) == 0;
     auto fill = [&](Guarded<T> &g, const Shape &s, bool readable) {
         for (size_t p = 0; p < g.size(); ++p)
-            g.data()[p] = !readable || (s.ld > 0 && s.padding(int64_t(p))) ? nan : small_value<T>(in);
+            g.data()[p] =
+                !readable || (s.ld > 0 && s.padding(int64_t(p))) ? nan : small_value<T>(in);
         if (inject && readable && g.size() > 0) {
             const size_t p = in.ConsumeIntegralInRange<size_t>(0, g.size() - 1);
             g.data()[p] = non_finite<T>(in);
@@ -298,14 +312,16 @@ template <typename T> void fuzz_call(FuzzedDataProvider &in, Call &c) {
         broken("%s: status %s: %s", what, tsr_status_string(s), tsr_last_error());
     if (refused) {
         if (expect == compute)
-            broken("%s: a valid call was refused: %s", what, blas_door ? "xerbla" : tsr_last_error());
+            broken("%s: a valid call was refused: %s", what,
+                   blas_door ? "xerbla" : tsr_last_error());
         if (!C.same_as(c0)) broken("%s was refused but wrote to C", what);
         if (!blas_door && std::string_view(tsr_last_error()).empty())
             broken("%s was refused without a message", what);
         return;
     }
     if (expect == refuse)
-        broken("%s was accepted (alpha %g, beta %g); it must be refused", what, double(alpha), double(beta));
+        broken("%s was accepted (alpha %g, beta %g); it must be refused", what, double(alpha),
+               double(beta));
 
     // Accepted: C's window against the oracle, everything else of C byte for byte.
     if (!C.slack_intact()) broken("%s wrote before C", what);
@@ -325,30 +341,32 @@ template <typename T> void fuzz_call(FuzzedDataProvider &in, Call &c) {
             Wide sum = 0, mag = 0;
             if (multiply)
                 for (int64_t l = 0; l < c.k; ++l) {
-                    const T a =
-                        transposes(c, true) ? at(A.data(), sa, row, l, i) : at(A.data(), sa, row, i, l);
-                    const T b =
-                        transposes(c, false) ? at(B.data(), sb, row, j, l) : at(B.data(), sb, row, l, j);
+                    const T a = transposes(c, true) ? at(A.data(), sa, row, l, i)
+                                                    : at(A.data(), sa, row, i, l);
+                    const T b = transposes(c, false) ? at(B.data(), sb, row, j, l)
+                                                     : at(B.data(), sb, row, l, j);
                     const Wide prod = Wide(a) * Wide(b);
                     sum += prod;
                     mag += std::fabs(prod);
                 }
             const T before = at(const_cast<T *>(c_before.data()), sc, row, i, j);
-            Wide want = multiply ? Wide(alpha) * sum : Wide(0), bound = std::fabs(Wide(alpha)) * mag;
+            Wide want = multiply ? Wide(alpha) * sum : Wide(0),
+                 bound = std::fabs(Wide(alpha)) * mag;
             if (beta != T(0)) {
                 want += Wide(beta) * Wide(before);
                 bound += std::fabs(Wide(beta) * Wide(before));
             }
-            bound = bound * Wide(2 * (c.k + 2)) * Wide(u) + Wide(std::numeric_limits<T>::denorm_min());
+            bound =
+                bound * Wide(2 * (c.k + 2)) * Wide(u) + Wide(std::numeric_limits<T>::denorm_min());
             const T got = at(C.data(), sc, row, i, j);
             const Class want_class = class_of(want), got_class = class_of(got);
             if (got_class != want_class)
-                broken("%s (alpha %g, beta %g): C(%lld, %lld) = %g is %s, the oracle's %Lg is %s", what,
-                       double(alpha), double(beta), (long long)i, (long long)j, double(got),
+                broken("%s (alpha %g, beta %g): C(%lld, %lld) = %g is %s, the oracle's %Lg is %s",
+                       what, double(alpha), double(beta), (long long)i, (long long)j, double(got),
                        class_name(got_class), (long double)want, class_name(want_class));
             if (got_class == Class::finite && std::fabs(Wide(got) - want) > bound)
-                broken("%s (alpha %g, beta %g): C(%lld, %lld) = %.17g, oracle %.17Lg, bound %Lg", what,
-                       double(alpha), double(beta), (long long)i, (long long)j, double(got),
+                broken("%s (alpha %g, beta %g): C(%lld, %lld) = %.17g, oracle %.17Lg, bound %Lg",
+                       what, double(alpha), double(beta), (long long)i, (long long)j, double(got),
                        (long double)want, (long double)bound);
         }
 }
@@ -358,22 +376,26 @@ template <typename T> void fuzz_call(FuzzedDataProvider &in, Call &c) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     using namespace tessera::fuzz;
-    static tsr_handle handles[3] = {}; // CPU on one thread, on two, reference; NULL: the default handle
+    static tsr_handle handles[3] =
+        {}; // CPU on one thread, on two, reference; NULL: the default handle
     if (!handles[0]) {
         for (int h = 0; h < 3; ++h)
             if (tsr_create(&handles[h]) != TSR_SUCCESS ||
-                tsr_set_backend(handles[h], h < 2 ? TSR_BACKEND_CPU : TSR_BACKEND_REFERENCE) != TSR_SUCCESS ||
+                tsr_set_backend(handles[h], h < 2 ? TSR_BACKEND_CPU : TSR_BACKEND_REFERENCE) !=
+                    TSR_SUCCESS ||
                 (h < 2 && tsr_set_num_threads(handles[h], h + 1) != TSR_SUCCESS))
                 broken("cannot make handle %d: %s", h, tsr_last_error());
     }
     FuzzedDataProvider in(data, size);
     Call c;
-    const int door = in.ConsumeIntegralInRange<int>(0, 7); // 0-2 tsr_sgemm, 3-5 tsr_dgemm, 6 CBLAS, 7 Fortran
+    const int door =
+        in.ConsumeIntegralInRange<int>(0, 7); // 0-2 tsr_sgemm, 3-5 tsr_dgemm, 6 CBLAS, 7 Fortran
     c.door = door < 6 ? Door::tsr : door == 6 ? Door::cblas : Door::fortran;
     const uint8_t h = in.ConsumeIntegral<uint8_t>();
     c.handle = h % 4 < 3 ? handles[h % 4] : nullptr;
     static constexpr int bad_layouts[] = {0, 100, 103, -1};
-    static constexpr int ops[] = {TSR_OP_N, TSR_OP_T, TSR_OP_C, TSR_OP_N, TSR_OP_T, 0, 110, 114, 'N'};
+    static constexpr int ops[] = {TSR_OP_N, TSR_OP_T, TSR_OP_C, TSR_OP_N, TSR_OP_T,
+                                  0,        110,      114,      'N'};
     static constexpr char chars[] = {'N', 'T', 'C', 'n', 't', 'c', 'N', 'T', 'X', '\0', ' '};
     const uint8_t l = in.ConsumeIntegral<uint8_t>();
     c.layout = l < 240 ? (l & 1 ? TSR_ROW_MAJOR : TSR_COL_MAJOR) : bad_layouts[l % 4];

@@ -25,12 +25,14 @@ void check(const bench::CooMatrix &m) {
         broken("%lld entries from %lld stored (%s)", (long long)m.nnz(), (long long)m.stored,
                m.symmetry.c_str());
     if (!general && m.rows != m.cols)
-        broken("a %s matrix of %lld x %lld", m.symmetry.c_str(), (long long)m.rows, (long long)m.cols);
+        broken("a %s matrix of %lld x %lld", m.symmetry.c_str(), (long long)m.rows,
+               (long long)m.cols);
     for (size_t e = 0; e < n; ++e) {
         if (m.row[e] < 0 || m.row[e] >= m.rows || m.col[e] < 0 || m.col[e] >= m.cols)
-            broken("entry (%lld, %lld) outside %lld x %lld", (long long)m.row[e], (long long)m.col[e],
-                   (long long)m.rows, (long long)m.cols);
-        if (m.field == "pattern" && m.val[e] != 1.0 && m.val[e] != -1.0) broken("pattern value %g", m.val[e]);
+            broken("entry (%lld, %lld) outside %lld x %lld", (long long)m.row[e],
+                   (long long)m.col[e], (long long)m.rows, (long long)m.cols);
+        if (m.field == "pattern" && m.val[e] != 1.0 && m.val[e] != -1.0)
+            broken("pattern value %g", m.val[e]);
     }
 }
 

@@ -129,9 +129,7 @@ void spoil(FuzzedDataProvider &in, Case &c, int mode) {
                 c.nnz = 0;
             }
             break;
-        case 1:
-            c.cols = huge();
-            break;
+        case 1: c.cols = huge(); break;
         case 2:
             c.rows = huge();
             c.cols = huge();
@@ -147,14 +145,9 @@ void spoil(FuzzedDataProvider &in, Case &c, int mode) {
     case 1: { // a negative size
         const int64_t v = pick(in, kNegative);
         switch (in.ConsumeIntegralInRange<int>(0, 2)) {
-        case 0:
-            c.rows = v;
-            break;
-        case 1:
-            c.cols = v;
-            break;
-        default:
-            c.nnz = v;
+        case 0: c.rows = v; break;
+        case 1: c.cols = v; break;
+        default: c.nnz = v;
         }
         return;
     }
@@ -188,20 +181,11 @@ void spoil(FuzzedDataProvider &in, Case &c, int mode) {
         return;
     default: // a NULL array, or a dtype or index type outside its enum
         switch (in.ConsumeIntegralInRange<int>(0, 4)) {
-        case 0:
-            c.null_first = true;
-            break;
-        case 1:
-            c.null_col = true;
-            break;
-        case 2:
-            c.null_val = true;
-            break;
-        case 3:
-            c.dtype = pick(in, {-1, 2, 7, 1 << 30});
-            break;
-        default:
-            c.itype = pick(in, {-1, 2, 9, 1 << 30});
+        case 0: c.null_first = true; break;
+        case 1: c.null_col = true; break;
+        case 2: c.null_val = true; break;
+        case 3: c.dtype = pick(in, {-1, 2, 7, 1 << 30}); break;
+        default: c.itype = pick(in, {-1, 2, 9, 1 << 30});
         }
     }
 }
@@ -225,7 +209,9 @@ bool valid(const Case &c) {
     return true;
 }
 
-bool huge(const Case &c) { return c.rows >= kHugeFrom || c.cols >= kHugeFrom || c.nnz >= kHugeFrom; }
+bool huge(const Case &c) {
+    return c.rows >= kHugeFrom || c.cols >= kHugeFrom || c.nnz >= kHugeFrom;
+}
 
 // The arrays in the types the call names (garbage types keep 64-bit arrays: never read).
 template <typename I, typename V> struct Typed {
@@ -245,10 +231,10 @@ template <typename I, typename V> struct Typed {
 
 template <typename I, typename V>
 tsr_status create(tsr_handle h, const Case &c, const Typed<I, V> &t, tsr_sparse *m) {
-    return c.coo ? tsr_sparse_create_coo(h, m, tsr_dtype(c.dtype), tsr_index_type(c.itype), c.rows, c.cols,
-                                         c.nnz, t.first_ptr, t.col_ptr, t.val_ptr)
-                 : tsr_sparse_create_csr(h, m, tsr_dtype(c.dtype), tsr_index_type(c.itype), c.rows, c.cols,
-                                         c.nnz, t.first_ptr, t.col_ptr, t.val_ptr);
+    return c.coo ? tsr_sparse_create_coo(h, m, tsr_dtype(c.dtype), tsr_index_type(c.itype), c.rows,
+                                         c.cols, c.nnz, t.first_ptr, t.col_ptr, t.val_ptr)
+                 : tsr_sparse_create_csr(h, m, tsr_dtype(c.dtype), tsr_index_type(c.itype), c.rows,
+                                         c.cols, c.nnz, t.first_ptr, t.col_ptr, t.val_ptr);
 }
 
 struct Handles {
@@ -260,7 +246,8 @@ struct Handles {
                 tsr_set_backend(cpu[t], TSR_BACKEND_CPU) != TSR_SUCCESS ||
                 tsr_set_num_threads(cpu[t], t + 1) != TSR_SUCCESS)
                 broken("cannot make a CPU handle: %s", tsr_last_error());
-        if (tsr_create(&ref) != TSR_SUCCESS || tsr_set_backend(ref, TSR_BACKEND_REFERENCE) != TSR_SUCCESS)
+        if (tsr_create(&ref) != TSR_SUCCESS ||
+            tsr_set_backend(ref, TSR_BACKEND_REFERENCE) != TSR_SUCCESS)
             broken("cannot make a reference handle: %s", tsr_last_error());
     }
 };
@@ -272,18 +259,12 @@ Handles &handles() {
 
 const char *format_label(tsr_format f) {
     switch (f) {
-    case TSR_FORMAT_AUTO:
-        return "AUTO";
-    case TSR_FORMAT_CSR:
-        return "CSR";
-    case TSR_FORMAT_COO:
-        return "COO";
-    case TSR_FORMAT_ELL:
-        return "ELL";
-    case TSR_FORMAT_DIA:
-        return "DIA";
-    case TSR_FORMAT_HYB:
-        return "HYB";
+    case TSR_FORMAT_AUTO: return "AUTO";
+    case TSR_FORMAT_CSR: return "CSR";
+    case TSR_FORMAT_COO: return "COO";
+    case TSR_FORMAT_ELL: return "ELL";
+    case TSR_FORMAT_DIA: return "DIA";
+    case TSR_FORMAT_HYB: return "HYB";
     }
     return "?";
 }
@@ -371,24 +352,26 @@ tsr_status spmv(tsr_handle h, tsr_op op, T alpha, tsr_sparse A, const T *x, T be
 // Runs the product on `h` and checks it against the oracle (class, then bound) and, when given,
 // against another backend's result (class, then twice the bound: both carry rounding errors).
 template <typename T>
-std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p, const std::vector<T> *other,
-                           const char *who, tsr_format format) {
+std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p,
+                           const std::vector<T> *other, const char *who, tsr_format format) {
     std::vector<T> y = p.y0;
     const std::vector<T> x_before = p.x;
     const char op = p.op == TSR_OP_N ? 'N' : p.op == TSR_OP_T ? 'T' : 'C';
     if (trace())
-        std::fprintf(stderr, "  %s spmv op %c on %s, alpha %g, beta %g\n", who, op, format_label(format),
-                     double(p.alpha), double(p.beta));
+        std::fprintf(stderr, "  %s spmv op %c on %s, alpha %g, beta %g\n", who, op,
+                     format_label(format), double(p.alpha), double(p.beta));
     const tsr_status s = spmv<T>(h, p.op, p.alpha, A, p.x_ptr, p.beta, y.data());
     if (s != TSR_SUCCESS)
-        broken("%s spmv op %c on %s: status %s: %s", who, op, format_label(format), tsr_status_string(s),
-               tsr_last_error());
-    if (!same_bytes(x_before, p.x)) broken("%s spmv op %c on %s wrote to x", who, op, format_label(format));
+        broken("%s spmv op %c on %s: status %s: %s", who, op, format_label(format),
+               tsr_status_string(s), tsr_last_error());
+    if (!same_bytes(x_before, p.x))
+        broken("%s spmv op %c on %s wrote to x", who, op, format_label(format));
     for (size_t o = 0; o < y.size(); ++o) {
         const Class got = class_of(y[o]);
         if (got != p.want_class[o])
-            broken("%s spmv op %c on %s (alpha %g, beta %g): y[%zu] = %g is %s, the oracle's %Lg is %s", who,
-                   op, format_label(format), double(p.alpha), double(p.beta), o, double(y[o]),
+            broken("%s spmv op %c on %s (alpha %g, beta %g): y[%zu] = %g is %s, the oracle's %Lg "
+                   "is %s",
+                   who, op, format_label(format), double(p.alpha), double(p.beta), o, double(y[o]),
                    class_name(got), p.want[o], class_name(p.want_class[o]));
         if (other && got != class_of((*other)[o]))
             broken("%s spmv op %c on %s: y[%zu] = %g but the reference gives %g", who, op,
@@ -396,13 +379,13 @@ std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p, cons
         if (got != Class::finite) continue;
         const long double err = std::fabs((long double)y[o] - p.want[o]);
         if (err > p.bound[o])
-            broken(
-                "%s spmv op %c on %s (alpha %g, beta %g): y[%zu] = %.9g, oracle %.9Lg, error %Lg > bound %Lg",
-                who, op, format_label(format), double(p.alpha), double(p.beta), o, double(y[o]), p.want[o],
-                err, p.bound[o]);
+            broken("%s spmv op %c on %s (alpha %g, beta %g): y[%zu] = %.9g, oracle %.9Lg, error "
+                   "%Lg > bound %Lg",
+                   who, op, format_label(format), double(p.alpha), double(p.beta), o, double(y[o]),
+                   p.want[o], err, p.bound[o]);
         if (other && std::fabs((long double)y[o] - (long double)(*other)[o]) > 2 * p.bound[o])
-            broken("%s spmv op %c on %s: y[%zu] = %.9g, reference %.9g, beyond twice the bound %Lg", who, op,
-                   format_label(format), o, double(y[o]), double((*other)[o]), p.bound[o]);
+            broken("%s spmv op %c on %s: y[%zu] = %.9g, reference %.9g, beyond twice the bound %Lg",
+                   who, op, format_label(format), o, double(y[o]), double((*other)[o]), p.bound[o]);
     }
     return y;
 }
@@ -410,11 +393,13 @@ std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p, cons
 // Every format on the CPU backend (and the reference backend over the same converted storage),
 // op N and T, against the reference backend on the matrix as created.
 template <typename T, typename I>
-void products(FuzzedDataProvider &in, const Case &c, const Typed<I, T> &t, tsr_sparse A, tsr_sparse A_ref) {
+void products(FuzzedDataProvider &in, const Case &c, const Typed<I, T> &t, tsr_sparse A,
+              tsr_sparse A_ref) {
     Handles &hs = handles();
     tsr_handle cpu = hs.cpu[in.ConsumeBool() ? 1 : 0];
-    std::array<Product<T>, 2> prods = {make_product<T>(in, c, t, TSR_OP_N),
-                                       make_product<T>(in, c, t, in.ConsumeBool() ? TSR_OP_T : TSR_OP_C)};
+    std::array<Product<T>, 2> prods = {
+        make_product<T>(in, c, t, TSR_OP_N),
+        make_product<T>(in, c, t, in.ConsumeBool() ? TSR_OP_T : TSR_OP_C)};
     std::array<std::vector<T>, 2> ref;
     for (size_t k = 0; k < 2; ++k)
         ref[k] = run_checked<T>(hs.ref, A_ref, prods[k], nullptr, "reference", TSR_FORMAT_CSR);
@@ -423,18 +408,21 @@ void products(FuzzedDataProvider &in, const Case &c, const Typed<I, T> &t, tsr_s
     for (size_t f = 0; f < std::size(kFormats); ++f) {
         const tsr_format format = kFormats[(start + f) % std::size(kFormats)];
         tsr_format before = TSR_FORMAT_AUTO, after = TSR_FORMAT_AUTO;
-        if (tsr_sparse_get_format(A, &before) != TSR_SUCCESS) broken("get_format: %s", tsr_last_error());
+        if (tsr_sparse_get_format(A, &before) != TSR_SUCCESS)
+            broken("get_format: %s", tsr_last_error());
         const tsr_status s = tsr_sparse_optimize(cpu, A, format);
-        if (tsr_sparse_get_format(A, &after) != TSR_SUCCESS) broken("get_format: %s", tsr_last_error());
+        if (tsr_sparse_get_format(A, &after) != TSR_SUCCESS)
+            broken("get_format: %s", tsr_last_error());
         if (s == TSR_ERR_NOT_SUPPORTED && (format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA)) {
             if (after != before)
-                broken("optimize to %s was refused but the format went from %s to %s", format_label(format),
-                       format_label(before), format_label(after));
+                broken("optimize to %s was refused but the format went from %s to %s",
+                       format_label(format), format_label(before), format_label(after));
         } else if (s != TSR_SUCCESS) {
             broken("optimize to %s: status %s: %s", format_label(format), tsr_status_string(s),
                    tsr_last_error());
         } else if (format == TSR_FORMAT_AUTO ? after == TSR_FORMAT_AUTO : after != format) {
-            broken("optimize to %s left the matrix in %s", format_label(format), format_label(after));
+            broken("optimize to %s left the matrix in %s", format_label(format),
+                   format_label(after));
         }
         for (size_t k = 0; k < 2; ++k) {
             run_checked<T>(cpu, A, prods[k], &ref[k], "cpu", after);
@@ -445,12 +433,14 @@ void products(FuzzedDataProvider &in, const Case &c, const Typed<I, T> &t, tsr_s
     // Refusals leave y alone: an op outside the enum, the other precision's entry point.
     std::vector<T> y = prods[0].y0;
     std::vector<T> y_before = y;
-    if (spmv<T>(cpu, tsr_op(110), T(1), A, prods[0].x.data(), T(0), y.data()) != TSR_ERR_INVALID_ARGUMENT)
+    if (spmv<T>(cpu, tsr_op(110), T(1), A, prods[0].x.data(), T(0), y.data()) !=
+        TSR_ERR_INVALID_ARGUMENT)
         broken("spmv with op 110 was not refused");
     using Other = std::conditional_t<sizeof(T) == 4, double, float>;
     std::vector<Other> xo(prods[0].x.begin(), prods[0].x.end()), yo(y.begin(), y.end());
     const std::vector<Other> yo_before = yo;
-    if (spmv<Other>(cpu, TSR_OP_N, Other(1), A, xo.data(), Other(0), yo.data()) != TSR_ERR_INVALID_ARGUMENT)
+    if (spmv<Other>(cpu, TSR_OP_N, Other(1), A, xo.data(), Other(0), yo.data()) !=
+        TSR_ERR_INVALID_ARGUMENT)
         broken("spmv of the other precision was not refused");
     if (!same_bytes(y, y_before) || !same_bytes(yo, yo_before)) broken("a refused spmv wrote y");
 }
@@ -459,10 +449,11 @@ template <typename I, typename V> void run_case(FuzzedDataProvider &in, const Ca
     const Typed<I, V> t(c);
     Handles &hs = handles();
     if (trace()) {
-        std::fprintf(stderr, "create_%s(dtype %d, itype %d, rows %lld, cols %lld, nnz %lld, arrays%s%s%s)\n",
-                     c.coo ? "coo" : "csr", c.dtype, c.itype, (long long)c.rows, (long long)c.cols,
-                     (long long)c.nnz, c.null_first ? " first=NULL" : "", c.null_col ? " col=NULL" : "",
-                     c.null_val ? " val=NULL" : "");
+        std::fprintf(
+            stderr, "create_%s(dtype %d, itype %d, rows %lld, cols %lld, nnz %lld, arrays%s%s%s)\n",
+            c.coo ? "coo" : "csr", c.dtype, c.itype, (long long)c.rows, (long long)c.cols,
+            (long long)c.nnz, c.null_first ? " first=NULL" : "", c.null_col ? " col=NULL" : "",
+            c.null_val ? " val=NULL" : "");
         for (size_t p = 0; p < c.first.size() && p < 300; ++p)
             std::fprintf(stderr, " %lld", (long long)c.first[p]);
         std::fputs(c.coo ? "  (rows)\n" : "  (row_ptr)\n", stderr);
@@ -477,18 +468,20 @@ template <typename I, typename V> void run_case(FuzzedDataProvider &in, const Ca
     const char *door = c.coo ? "coo" : "csr";
     if (!ok) {
         if (s != TSR_ERR_INVALID_ARGUMENT)
-            broken(
-                "create_%s(rows %lld, cols %lld, nnz %lld, dtype %d, itype %d) of invalid arrays: status %s",
-                door, (long long)c.rows, (long long)c.cols, (long long)c.nnz, c.dtype, c.itype,
-                tsr_status_string(s));
+            broken("create_%s(rows %lld, cols %lld, nnz %lld, dtype %d, itype %d) of invalid "
+                   "arrays: status %s",
+                   door, (long long)c.rows, (long long)c.cols, (long long)c.nnz, c.dtype, c.itype,
+                   tsr_status_string(s));
         if (A != poison) broken("a refused create_%s wrote *matrix", door);
-        if (std::string_view(tsr_last_error()).empty()) broken("a refused create_%s left no message", door);
+        if (std::string_view(tsr_last_error()).empty())
+            broken("a refused create_%s left no message", door);
         return;
     }
     if (huge(c)) { // refused as too big, failed as memory, or made cheaply
         if (s != TSR_SUCCESS && s != TSR_ERR_OUT_OF_MEMORY && s != TSR_ERR_INVALID_ARGUMENT)
-            broken("create_%s(rows %lld, cols %lld, nnz %lld): status %s: %s", door, (long long)c.rows,
-                   (long long)c.cols, (long long)c.nnz, tsr_status_string(s), tsr_last_error());
+            broken("create_%s(rows %lld, cols %lld, nnz %lld): status %s: %s", door,
+                   (long long)c.rows, (long long)c.cols, (long long)c.nnz, tsr_status_string(s),
+                   tsr_last_error());
         if (s != TSR_SUCCESS) {
             if (A != poison) broken("a failed create_%s wrote *matrix", door);
             return;
@@ -499,7 +492,8 @@ template <typename I, typename V> void run_case(FuzzedDataProvider &in, const Ca
                 const tsr_status o = tsr_sparse_optimize(hs.cpu[0], A, f);
                 if (o != TSR_SUCCESS && o != TSR_ERR_NOT_SUPPORTED && o != TSR_ERR_OUT_OF_MEMORY)
                     broken("optimize to %s of a %lld x %lld matrix: status %s: %s", format_label(f),
-                           (long long)c.rows, (long long)c.cols, tsr_status_string(o), tsr_last_error());
+                           (long long)c.rows, (long long)c.cols, tsr_status_string(o),
+                           tsr_last_error());
             }
         tsr_sparse_destroy(A);
         return;
@@ -509,7 +503,8 @@ template <typename I, typename V> void run_case(FuzzedDataProvider &in, const Ca
                (long long)c.rows, (long long)c.cols, (long long)c.nnz, tsr_status_string(s),
                tsr_last_error());
     tsr_sparse A_ref = poison;
-    if (create(hs.ref, c, t, &A_ref) != TSR_SUCCESS) broken("the second create failed: %s", tsr_last_error());
+    if (create(hs.ref, c, t, &A_ref) != TSR_SUCCESS)
+        broken("the second create failed: %s", tsr_last_error());
     products<V, I>(in, c, t, A, A_ref);
     tsr_sparse_destroy(A);
     tsr_sparse_destroy(A_ref);

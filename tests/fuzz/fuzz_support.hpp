@@ -43,21 +43,18 @@ template <typename T> Class class_of(T v) {
 
 inline const char *class_name(Class c) {
     switch (c) {
-    case Class::finite:
-        return "finite";
-    case Class::nan:
-        return "NaN";
-    case Class::pos_inf:
-        return "+Inf";
-    case Class::neg_inf:
-        return "-Inf";
+    case Class::finite: return "finite";
+    case Class::nan: return "NaN";
+    case Class::pos_inf: return "+Inf";
+    case Class::neg_inf: return "-Inf";
     }
     return "?";
 }
 
 // Byte for byte (NaN payloads included), empty vectors too.
 template <typename T> bool same_bytes(const std::vector<T> &a, const std::vector<T> &b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // A finite value on a grid of 2^-6 with |v| < 8: sums and products of a few hundred of them
@@ -77,12 +74,9 @@ template <typename T> T scale(FuzzedDataProvider &in) {
 // NaN, +Inf or -Inf.
 template <typename T> T non_finite(FuzzedDataProvider &in) {
     switch (in.ConsumeIntegralInRange<int>(0, 2)) {
-    case 0:
-        return std::numeric_limits<T>::quiet_NaN();
-    case 1:
-        return std::numeric_limits<T>::infinity();
-    default:
-        return -std::numeric_limits<T>::infinity();
+    case 0: return std::numeric_limits<T>::quiet_NaN();
+    case 1: return std::numeric_limits<T>::infinity();
+    default: return -std::numeric_limits<T>::infinity();
     }
 }
 

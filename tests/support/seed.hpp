@@ -47,8 +47,9 @@ inline uint64_t base_seed() {
         if (const char *text = std::getenv("TESSERA_TEST_SEED"); text && *text) {
             uint64_t v = 0;
             if (parse_seed(text, &v)) return v;
-            std::fprintf(stderr, "TESSERA_TEST_SEED='%s' is not a 64-bit decimal or 0x-hexadecimal number\n",
-                         text);
+            std::fprintf(
+                stderr, "TESSERA_TEST_SEED='%s' is not a 64-bit decimal or 0x-hexadecimal number\n",
+                text);
             std::exit(2);
         }
         std::random_device device;
@@ -96,7 +97,8 @@ class SeedReporter : public ::testing::EmptyTestEventListener {
     void OnTestEnd(const ::testing::TestInfo &info) override {
         if (!info.result()->Failed()) return;
         std::printf("Replay with: TESSERA_TEST_SEED=%llu ctest -R '%s.%s'\n",
-                    static_cast<unsigned long long>(base_seed()), info.test_suite_name(), info.name());
+                    static_cast<unsigned long long>(base_seed()), info.test_suite_name(),
+                    info.name());
         std::fflush(stdout);
     }
 };

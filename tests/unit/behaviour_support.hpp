@@ -26,8 +26,8 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
             const double *beta, double *C, const int *ldc, size_t transa_len, size_t transb_len);
 void sgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n,
                const int64_t *k, const float *alpha, const float *A, const int64_t *lda,
-               const float *B, const int64_t *ldb, const float *beta, float *C,
-               const int64_t *ldc, size_t transa_len, size_t transb_len);
+               const float *B, const int64_t *ldb, const float *beta, float *C, const int64_t *ldc,
+               size_t transa_len, size_t transb_len);
 void dgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n,
                const int64_t *k, const double *alpha, const double *A, const int64_t *lda,
                const double *B, const int64_t *ldb, const double *beta, double *C,
@@ -84,7 +84,8 @@ inline int64_t stored_cols(tsr_op op, int64_t r, int64_t c) { return transposes(
 // Elements a matrix stored with leading dimension ld needs (0 when it is empty).
 inline size_t storage(tsr_layout layout, int64_t rows, int64_t cols, int64_t ld) {
     if (rows == 0 || cols == 0) return 1;
-    return layout == TSR_COL_MAJOR ? size_t(ld * (cols - 1) + rows) : size_t(ld * (rows - 1) + cols);
+    return layout == TSR_COL_MAJOR ? size_t(ld * (cols - 1) + rows)
+                                   : size_t(ld * (rows - 1) + cols);
 }
 
 // One gemm problem with its data, in either layout.
@@ -137,20 +138,23 @@ template <typename T> struct Problem {
                 inside[size_t(idx)] = true;
                 const double c0 = C0[size_t(idx)];
                 const double ref = double(alpha) * sum + (beta == T(0) ? 0.0 : double(beta) * c0);
-                const double bound = 4.0 * double(k + 2) * u *
-                                         (std::fabs(double(alpha)) * mag + std::fabs(double(beta) * c0)) +
-                                     std::numeric_limits<T>::min();
+                const double bound =
+                    4.0 * double(k + 2) * u *
+                        (std::fabs(double(alpha)) * mag + std::fabs(double(beta) * c0)) +
+                    std::numeric_limits<T>::min();
                 const double got = C[idx];
                 if (!(std::fabs(got - ref) <= bound))
                     return ::testing::AssertionFailure()
                            << "C(" << i << "," << j << ") = " << got << ", expected " << ref
                            << " (bound " << bound << ") for m=" << m << " n=" << n << " k=" << k
                            << (layout == TSR_COL_MAJOR ? " col" : " row") << " ta=" << int(ta)
-                           << " tb=" << int(tb) << " TESSERA_TEST_SEED=" << tessera::test::base_seed();
+                           << " tb=" << int(tb)
+                           << " TESSERA_TEST_SEED=" << tessera::test::base_seed();
             }
         for (size_t idx = 0; idx < C0.size(); ++idx)
             if (!inside[idx] && !same_bytes(&C[idx], &C0[idx], sizeof(T)))
-                return ::testing::AssertionFailure() << "C[" << idx << "] outside the matrix was written";
+                return ::testing::AssertionFailure()
+                       << "C[" << idx << "] outside the matrix was written";
         return ::testing::AssertionSuccess();
     }
 };

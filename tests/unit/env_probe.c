@@ -23,8 +23,7 @@ enum { N = 160 };
 
 static int failures;
 
-static const char *backend_text(tsr_backend b)
-{
+static const char *backend_text(tsr_backend b) {
     switch (b) {
     case TSR_BACKEND_AUTO: return "auto";
     case TSR_BACKEND_CPU: return "cpu";
@@ -39,8 +38,7 @@ struct product {
     float A[N * N], B[N * N], C[N * N];
 };
 
-static void fill(struct product *p, int seed)
-{
+static void fill(struct product *p, int seed) {
     for (int i = 0; i < N * N; ++i) {
         p->A[i] = (float)((i * 7 + seed) % 5 - 2);
         p->B[i] = (float)((i * 3 + 2 * seed) % 7 - 3);
@@ -48,8 +46,7 @@ static void fill(struct product *p, int seed)
     }
 }
 
-static int right(const struct product *p)
-{
+static int right(const struct product *p) {
     for (int j = 0; j < N; ++j)
         for (int i = 0; i < N; ++i) {
             double s = 0;
@@ -59,24 +56,22 @@ static int right(const struct product *p)
     return 1;
 }
 
-static void report(const char *what, int ok)
-{
+static void report(const char *what, int ok) {
     printf("%s=%s\n", what, ok ? "ok" : "wrong");
     if (!ok) ++failures;
 }
 
 static struct product work;
 
-static void run_cblas(void)
-{
+static void run_cblas(void) {
     fill(&work, 1);
-    cblas_sgemm(TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0f, work.A, N, work.B, N, 0.0f, work.C, N);
+    cblas_sgemm(TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0f, work.A, N, work.B, N, 0.0f,
+                work.C, N);
     report("cblas", right(&work));
 }
 
 /* A product of 256^3 multiply-adds: large enough for auto to ask the CUDA backend. */
-static void run_large(void)
-{
+static void run_large(void) {
     enum { L = 256 };
     static float A[L * L], B[L * L], C[L * L];
     for (int i = 0; i < L * L; ++i) A[i] = 1.0f, B[i] = 2.0f, C[i] = -1.0f;
@@ -86,8 +81,7 @@ static void run_large(void)
     report("large", ok);
 }
 
-static void run_fortran(void)
-{
+static void run_fortran(void) {
     const int n = N;
     const float one = 1.0f, zero = 0.0f;
     fill(&work, 2);
@@ -95,8 +89,7 @@ static void run_fortran(void)
     report("fortran", right(&work));
 }
 
-static tsr_handle new_handle(void)
-{
+static tsr_handle new_handle(void) {
     tsr_handle h = NULL;
     tsr_status s = tsr_create(&h);
     if (s != TSR_SUCCESS) {
@@ -106,18 +99,16 @@ static tsr_handle new_handle(void)
     return h;
 }
 
-static void run_tsr(void)
-{
+static void run_tsr(void) {
     tsr_handle h = new_handle();
     fill(&work, 3);
-    tsr_status s = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0f, work.A, N,
-                             work.B, N, 0.0f, work.C, N);
+    tsr_status s = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0f, work.A, N, work.B,
+                             N, 0.0f, work.C, N);
     report("tsr", s == TSR_SUCCESS && right(&work));
     tsr_destroy(h);
 }
 
-static void print_backend(void)
-{
+static void print_backend(void) {
     tsr_handle h = new_handle();
     tsr_backend b = (tsr_backend)-1;
     tsr_get_backend(h, &b);
@@ -125,8 +116,7 @@ static void print_backend(void)
     tsr_destroy(h);
 }
 
-static void set_cuda(void)
-{
+static void set_cuda(void) {
     tsr_handle h = new_handle();
     tsr_backend before = (tsr_backend)-1, after = (tsr_backend)-1;
     tsr_get_backend(h, &before);
@@ -137,35 +127,31 @@ static void set_cuda(void)
     tsr_destroy(h);
 }
 
-static void available_cuda(void)
-{
+static void available_cuda(void) {
     int available = -1;
     tsr_status s = tsr_backend_available(TSR_BACKEND_CUDA, &available);
     printf("available_cuda_status=%d\navailable_cuda=%d\navailable_cuda_error=%s\n", (int)s,
            available, available == 1 ? "" : tsr_last_error());
 }
 
-static void cuda_stream(void)
-{
+static void cuda_stream(void) {
     tsr_handle h = new_handle();
     tsr_status s = tsr_set_cuda_stream(h, NULL);
-    printf("cuda_stream=%d\ncuda_stream_error=%s\n", (int)s, s == TSR_SUCCESS ? "" : tsr_last_error());
+    printf("cuda_stream=%d\ncuda_stream_error=%s\n", (int)s,
+           s == TSR_SUCCESS ? "" : tsr_last_error());
     tsr_destroy(h);
 }
 
-static void library(void)
-{
+static void library(void) {
     Dl_info info;
     memset(&info, 0, sizeof info);
     if (dladdr((void *)&tsr_version, &info) && info.dli_fname)
         printf("library=%s\n", info.dli_fname);
-    else
-        printf("library=?\n");
+    else printf("library=?\n");
 }
 
 /* Two OpenMP threads (nesting allowed) each run a product on one shared handle. */
-static void inside_openmp(void)
-{
+static void inside_openmp(void) {
     static struct product each[2];
     int ok[2] = {0, 0};
     tsr_handle h = new_handle();
@@ -174,16 +160,15 @@ static void inside_openmp(void)
     {
         int t = omp_get_thread_num();
         fill(&each[t], 4 + t);
-        tsr_status s = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0f, each[t].A,
-                                 N, each[t].B, N, 0.0f, each[t].C, N);
+        tsr_status s = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, N, N, N, 1.0f, each[t].A, N,
+                                 each[t].B, N, 0.0f, each[t].C, N);
         ok[t] = s == TSR_SUCCESS && right(&each[t]);
     }
     report("omp", ok[0] && ok[1]);
     tsr_destroy(h);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     /* stdout is a pipe in the tests: keep lines in order with stderr's. */
     setvbuf(stdout, NULL, _IONBF, 0);
     for (int i = 1; i < argc; ++i) {
@@ -204,8 +189,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "env_probe: cannot chdir to %s\n", c + 6);
                 return 2;
             }
-        }
-        else {
+        } else {
             fprintf(stderr, "env_probe: unknown command %s\n", c);
             return 2;
         }

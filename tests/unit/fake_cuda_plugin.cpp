@@ -21,7 +21,8 @@ TESSERA_CUDA_ENTRY(const tessera::core::PluginHost *host, const char **why) {
         return &table;
     }
     static char reason[96];
-    std::snprintf(reason, sizeof reason, "fake plugin: no CUDA device (asked for device %d)", device);
+    std::snprintf(reason, sizeof reason, "fake plugin: no CUDA device (asked for device %d)",
+                  device);
     if (why) *why = reason;
     return nullptr;
 }

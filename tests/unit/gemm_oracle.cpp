@@ -104,8 +104,8 @@ template <typename T>
                                                         std::fabs(Wide(got) - want) <= bound);
             if (!ok && reported++ < 5) {
                 if (result) result = ::testing::AssertionFailure() << describe(c);
-                result << "\n  C(" << i << "," << j << ") = " << double(got)
-                       << ", oracle " << double(want) << ", bound " << double(bound);
+                result << "\n  C(" << i << "," << j << ") = " << double(got) << ", oracle "
+                       << double(want) << ", bound " << double(bound);
             }
         }
     }
@@ -130,8 +130,8 @@ template <typename T>
     const Matrix<T> C0 = C;
     tsr_status s = run_gemm(handle, c, A, B, C);
     if (s != TSR_SUCCESS)
-        return ::testing::AssertionFailure()
-               << "status " << tsr_status_string(s) << ": " << tsr_last_error() << "; " << describe(c);
+        return ::testing::AssertionFailure() << "status " << tsr_status_string(s) << ": "
+                                             << tsr_last_error() << "; " << describe(c);
     if (c.alpha == 0 || c.beta == 0) {
         // The oracle must not see the poison that the library was not allowed to read.
         Matrix<T> A0 = A, B0 = B, Cz = C0;

@@ -8,7 +8,7 @@
 namespace {
 
 class ForcedIsa : public ::testing::Environment {
-  public:
+public:
     void SetUp() override {
         const char *isa = std::getenv("TESSERA_CPU_ISA");
         if (!isa) return;

@@ -60,14 +60,15 @@ const char *format_label(tsr_format f) {
 namespace {
 
 template <typename T, typename I>
-tsr_status create_typed(tsr_handle h, const Entries &e, tsr_index_type itype, Door door, tsr_sparse *A) {
+tsr_status create_typed(tsr_handle h, const Entries &e, tsr_index_type itype, Door door,
+                        tsr_sparse *A) {
     constexpr tsr_dtype dtype = sizeof(T) == 4 ? TSR_F32 : TSR_F64;
     std::vector<T> val(e.val.begin(), e.val.end());
     std::vector<I> col(e.col.begin(), e.col.end());
     if (door == Door::coo) {
         std::vector<I> row(e.row.begin(), e.row.end());
-        return tsr_sparse_create_coo(h, A, dtype, itype, e.rows, e.cols, e.nnz(), row.data(), col.data(),
-                                     val.data());
+        return tsr_sparse_create_coo(h, A, dtype, itype, e.rows, e.cols, e.nnz(), row.data(),
+                                     col.data(), val.data());
     }
     // Group by row (stable: the order inside a row is the entries' order).
     std::vector<I> row_ptr(size_t(e.rows) + 1, 0);
@@ -88,7 +89,8 @@ tsr_status create_typed(tsr_handle h, const Entries &e, tsr_index_type itype, Do
 } // namespace
 
 template <typename T>
-tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, Door door, tsr_sparse *A) {
+tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, Door door,
+                         tsr_sparse *A) {
     return itype == TSR_INDEX_I32 ? create_typed<T, int32_t>(h, e, itype, door, A)
                                   : create_typed<T, int64_t>(h, e, itype, door, A);
 }
@@ -96,8 +98,10 @@ tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, D
 std::string describe(const ProductCase &c) {
     char text[128];
     std::snprintf(text, sizeof text, "op=%s alpha=%g beta=%g TESSERA_TEST_SEED=%llu",
-                  c.op == TSR_OP_N ? "N" : c.op == TSR_OP_T ? "T" : "C", c.alpha, c.beta,
-                  static_cast<unsigned long long>(base_seed()));
+                  c.op == TSR_OP_N   ? "N"
+                  : c.op == TSR_OP_T ? "T"
+                                     : "C",
+                  c.alpha, c.beta, static_cast<unsigned long long>(base_seed()));
     return text;
 }
 
@@ -112,10 +116,11 @@ struct OracleSums {
     std::vector<int64_t> terms;
 };
 
-template <typename T> OracleSums oracle_sums(const Entries &e, bool trans, const std::vector<T> &x, bool read) {
+template <typename T>
+OracleSums oracle_sums(const Entries &e, bool trans, const std::vector<T> &x, bool read) {
     const int64_t out = trans ? e.cols : e.rows;
-    OracleSums s{std::vector<long double>(size_t(out), 0.0L), std::vector<long double>(size_t(out), 0.0L),
-                 std::vector<int64_t>(size_t(out), 0)};
+    OracleSums s{std::vector<long double>(size_t(out), 0.0L),
+                 std::vector<long double>(size_t(out), 0.0L), std::vector<int64_t>(size_t(out), 0)};
     if (read)
         for (int64_t k = 0; k < e.nnz(); ++k) {
             const int64_t o = trans ? e.col[size_t(k)] : e.row[size_t(k)];
@@ -129,8 +134,9 @@ template <typename T> OracleSums oracle_sums(const Entries &e, bool trans, const
 }
 
 template <typename T>
-::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
-                                         uint64_t seed, const ProductRunner<T> &run) {
+::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e,
+                                         const ProductCase &c, uint64_t seed,
+                                         const ProductRunner<T> &run) {
     const bool trans = c.op != TSR_OP_N;
     const int64_t in = trans ? e.rows : e.cols, out = trans ? e.cols : e.rows;
     std::mt19937_64 rng = rng_for(test_label() + "/" + std::to_string(seed));
@@ -147,8 +153,8 @@ template <typename T>
     else if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, c.op, alpha, A, x.data(), beta, y.data());
     else s = tsr_dspmv(h, c.op, alpha, A, x.data(), beta, y.data());
     if (s != TSR_SUCCESS)
-        return ::testing::AssertionFailure() << describe(c) << ": status " << tsr_status_string(s) << ": "
-                                             << tsr_last_error();
+        return ::testing::AssertionFailure()
+               << describe(c) << ": status " << tsr_status_string(s) << ": " << tsr_last_error();
 
     // The oracle, from the entries with their values rounded to T.
     const OracleSums sums = oracle_sums(e, trans, x, c.alpha != 0);
@@ -167,8 +173,9 @@ template <typename T>
         const long double got = y[size_t(o)];
         if (std::isnan((double)got) || std::fabs(got - expect) > bound)
             return ::testing::AssertionFailure()
-                   << describe(c) << ": y[" << o << "] = " << (double)got << ", expected " << (double)expect
-                   << " (bound " << (double)bound << ", " << terms[size_t(o)] << " terms)";
+                   << describe(c) << ": y[" << o << "] = " << (double)got << ", expected "
+                   << (double)expect << " (bound " << (double)bound << ", " << terms[size_t(o)]
+                   << " terms)";
     }
     return ::testing::AssertionSuccess();
 }
@@ -199,13 +206,15 @@ Entries padded_band(std::mt19937_64 &rng) {
     for (int64_t i = 0; i < e.rows; ++i) {
         if (i % 11 == 5) continue;
         const int64_t reach = i % 13 == 0 ? 8 : 3;
-        for (int64_t j = std::max<int64_t>(0, i - reach); j < std::min<int64_t>(e.cols, i + reach); ++j)
+        for (int64_t j = std::max<int64_t>(0, i - reach); j < std::min<int64_t>(e.cols, i + reach);
+             ++j)
             if (keep(rng)) e.row.push_back(i), e.col.push_back(j), e.val.push_back(u(rng));
     }
     return e;
 }
 
-template <typename T> std::vector<T> nonfinite_x(const Entries &e, tsr_op op, std::mt19937_64 &rng) {
+template <typename T>
+std::vector<T> nonfinite_x(const Entries &e, tsr_op op, std::mt19937_64 &rng) {
     const int64_t in = op == TSR_OP_N ? e.cols : e.rows;
     const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
     if (e.name == "row-and-diagonal" && in == 6) return {T(1), T(2), T(3), nan, inf, T(6)};
@@ -218,8 +227,9 @@ template <typename T> std::vector<T> nonfinite_x(const Entries &e, tsr_op op, st
 }
 
 template <typename T>
-::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e, tsr_op op,
-                                             const std::vector<T> &x, const ProductRunner<T> &run) {
+::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e,
+                                             tsr_op op, const std::vector<T> &x,
+                                             const ProductRunner<T> &run) {
     const bool trans = op != TSR_OP_N;
     const int64_t out = trans ? e.cols : e.rows;
     std::vector<T> y(size_t(std::max<int64_t>(out, 1)), std::numeric_limits<T>::quiet_NaN());
@@ -228,7 +238,8 @@ template <typename T>
     else if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, op, 1.0f, A, x.data(), 0.0f, y.data());
     else s = tsr_dspmv(h, op, 1.0, A, x.data(), 0.0, y.data());
     if (s != TSR_SUCCESS)
-        return ::testing::AssertionFailure() << "status " << tsr_status_string(s) << ": " << tsr_last_error();
+        return ::testing::AssertionFailure()
+               << "status " << tsr_status_string(s) << ": " << tsr_last_error();
     // The oracle sums only the stored entries: IEEE's NaN and Inf reach exactly the outputs of
     // the rows (columns, transposed) that hold an entry in a non-finite x's column.
     const OracleSums sums = oracle_sums(e, trans, x, true);
@@ -240,12 +251,15 @@ template <typename T>
         bool ok;
         if (std::isnan(want)) ok = std::isnan(got);
         else if (std::isinf(want)) ok = got == want;
-        else ok = std::isfinite(got) && std::fabs(got - want) <= 2.0L * (long double)(terms[size_t(o)] + 3) * u *
-                                                                    mag[size_t(o)] +
-                                                                (long double)std::numeric_limits<T>::denorm_min();
+        else
+            ok = std::isfinite(got) &&
+                 std::fabs(got - want) <=
+                     2.0L * (long double)(terms[size_t(o)] + 3) * u * mag[size_t(o)] +
+                         (long double)std::numeric_limits<T>::denorm_min();
         if (!ok)
-            return ::testing::AssertionFailure() << "y[" << o << "] = " << (double)got << ", expected "
-                                                 << (double)want << " (" << terms[size_t(o)] << " entries)";
+            return ::testing::AssertionFailure()
+                   << "y[" << o << "] = " << (double)got << ", expected " << (double)want << " ("
+                   << terms[size_t(o)] << " entries)";
     }
     return ::testing::AssertionSuccess();
 }
@@ -269,8 +283,10 @@ std::vector<std::string> shared_matrix_names() {
     return names;
 }
 
-template tsr_status create_matrix<float>(tsr_handle, const Entries &, tsr_index_type, Door, tsr_sparse *);
-template tsr_status create_matrix<double>(tsr_handle, const Entries &, tsr_index_type, Door, tsr_sparse *);
+template tsr_status create_matrix<float>(tsr_handle, const Entries &, tsr_index_type, Door,
+                                         tsr_sparse *);
+template tsr_status create_matrix<double>(tsr_handle, const Entries &, tsr_index_type, Door,
+                                          tsr_sparse *);
 template ::testing::AssertionResult check_product<float>(tsr_handle, tsr_sparse, const Entries &,
                                                          const ProductCase &, uint64_t,
                                                          const ProductRunner<float> &);
@@ -279,10 +295,12 @@ template ::testing::AssertionResult check_product<double>(tsr_handle, tsr_sparse
                                                           const ProductRunner<double> &);
 template std::vector<float> nonfinite_x<float>(const Entries &, tsr_op, std::mt19937_64 &);
 template std::vector<double> nonfinite_x<double>(const Entries &, tsr_op, std::mt19937_64 &);
-template ::testing::AssertionResult check_nonfinite_x<float>(tsr_handle, tsr_sparse, const Entries &, tsr_op,
+template ::testing::AssertionResult check_nonfinite_x<float>(tsr_handle, tsr_sparse,
+                                                             const Entries &, tsr_op,
                                                              const std::vector<float> &,
                                                              const ProductRunner<float> &);
-template ::testing::AssertionResult check_nonfinite_x<double>(tsr_handle, tsr_sparse, const Entries &, tsr_op,
+template ::testing::AssertionResult check_nonfinite_x<double>(tsr_handle, tsr_sparse,
+                                                              const Entries &, tsr_op,
                                                               const std::vector<double> &,
                                                               const ProductRunner<double> &);
 

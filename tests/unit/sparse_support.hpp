@@ -38,7 +38,8 @@ const char *door_name(Door d);
 
 // Creates `A` from `e` with values of type T and indices of `itype`.
 template <typename T>
-tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, Door door, tsr_sparse *A);
+tsr_status create_matrix(tsr_handle h, const Entries &e, tsr_index_type itype, Door door,
+                         tsr_sparse *A);
 
 struct ProductCase {
     tsr_op op;
@@ -57,8 +58,9 @@ using ProductRunner = std::function<tsr_status(tsr_handle h, tsr_op op, T alpha,
 // computed from `e` (the values rounded to T). x and y come from the stream of the current
 // test and `seed` (tests/support/seed.hpp), so they change with TESSERA_TEST_SEED.
 template <typename T>
-::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e, const ProductCase &c,
-                                         uint64_t seed, const ProductRunner<T> &run = {});
+::testing::AssertionResult check_product(tsr_handle h, tsr_sparse A, const Entries &e,
+                                         const ProductCase &c, uint64_t seed,
+                                         const ProductRunner<T> &run = {});
 
 // Matrices whose DIA, ELL and HYB forms are padded, for products with NaN and Inf in x: a 6 x 6
 // matrix (row 0 = {0, 1, 2}, then the diagonal), and a random band with empty and long rows.
@@ -73,8 +75,9 @@ template <typename T> std::vector<T> nonfinite_x(const Entries &e, tsr_op op, st
 // outputs IEEE arithmetic over the stored entries gives (no format's padding may multiply x),
 // and the finite outputs must be within the bound.
 template <typename T>
-::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e, tsr_op op,
-                                             const std::vector<T> &x, const ProductRunner<T> &run = {});
+::testing::AssertionResult check_nonfinite_x(tsr_handle h, tsr_sparse A, const Entries &e,
+                                             tsr_op op, const std::vector<T> &x,
+                                             const ProductRunner<T> &run = {});
 
 // The alpha/beta cases every matrix is run with: (1, 0), (-1, 1), (0.5, -2), (0, 0.5), (0, 0).
 std::vector<ProductCase> standard_cases(tsr_op op);

@@ -32,7 +32,9 @@ struct Outcome {
     std::string describe() const {
         std::ostringstream s;
         s << "exit " << exit_code << (signal ? " signal " + std::to_string(signal) : "")
-          << (timed_out ? " (timed out)" : "") << "\n--- stdout ---\n" << out << "--- stderr ---\n" << err;
+          << (timed_out ? " (timed out)" : "") << "\n--- stdout ---\n"
+          << out << "--- stderr ---\n"
+          << err;
         return s.str();
     }
 };
@@ -41,7 +43,7 @@ struct Outcome {
 // Runs `program` with exactly `env` as its environment and captures stdout and stderr; in
 // `cwd` when it is given.
 Outcome run_program(const std::string &program, const std::vector<std::string> &args,
-        const std::vector<std::string> &env, const std::string &cwd = {}) {
+                    const std::vector<std::string> &env, const std::string &cwd = {}) {
     Outcome r;
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
@@ -196,7 +198,8 @@ TEST(Environment, BackendVariableSelectsTheBackend) {
         // Auto says why; a backend named by the variable needs no reason. The probe never loads
         // the CUDA driver, so its small products are not even put to the CUDA backend.
         for (const auto &l : log)
-            EXPECT_EQ(l.why, std::string(w.handle) == "auto" ? "auto: host operands, small product" : "")
+            EXPECT_EQ(l.why,
+                      std::string(w.handle) == "auto" ? "auto: host operands, small product" : "")
                 << r.describe();
         EXPECT_TRUE(warnings(r).empty()) << r.describe();
         EXPECT_TRUE(only_warnings_and_log(r));
@@ -205,7 +208,7 @@ TEST(Environment, BackendVariableSelectsTheBackend) {
 
 TEST(Environment, UnknownBackendWarnsOnceAndMeansAuto) {
     Outcome r = probe({"backend", "cblas", "tsr", "fortran", "backend"},
-                  {"TESSERA_BACKEND=bogus", "TESSERA_VERBOSE=1"});
+                      {"TESSERA_BACKEND=bogus", "TESSERA_VERBOSE=1"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
@@ -238,7 +241,8 @@ TEST(Environment, LongBadValuesAreCutInTheWarning) {
 TEST(Environment, NumThreadsVariableSetsTheThreadCount) {
     for (int n : {1, 3}) {
         SCOPED_TRACE(n);
-        Outcome r = probe({"cblas", "tsr"}, {"TESSERA_VERBOSE=1", "TESSERA_NUM_THREADS=" + std::to_string(n)});
+        Outcome r = probe({"cblas", "tsr"},
+                          {"TESSERA_VERBOSE=1", "TESSERA_NUM_THREADS=" + std::to_string(n)});
         ASSERT_EQ(r.exit_code, 0) << r.describe();
         auto log = log_lines(r);
         ASSERT_EQ(log.size(), 2u) << r.describe();
@@ -252,7 +256,8 @@ TEST(Environment, BadNumThreadsWarnsOnceAndUsesAllCores) {
     ASSERT_GE(all, 1);
     for (const char *bad : {"0", "abc", "-2", "3x", "99999999999"}) {
         SCOPED_TRACE(bad);
-        Outcome r = probe({"cblas", "tsr"}, {"TESSERA_VERBOSE=1", std::string("TESSERA_NUM_THREADS=") + bad});
+        Outcome r = probe({"cblas", "tsr"},
+                          {"TESSERA_VERBOSE=1", std::string("TESSERA_NUM_THREADS=") + bad});
         ASSERT_EQ(r.exit_code, 0) << r.describe();
         auto w = warnings(r);
         ASSERT_EQ(w.size(), 1u) << r.describe();
@@ -269,10 +274,10 @@ TEST(Environment, OmpNumThreadsIsTheFallback) {
         std::vector<std::string> env;
         int threads;
     };
-    for (const Want &w : {Want{{"OMP_NUM_THREADS=1"}, 1}, Want{{"OMP_NUM_THREADS=3"}, 3},
-                          Want{{"OMP_NUM_THREADS=3,1"}, 3},
-                          Want{{"OMP_NUM_THREADS=1", "TESSERA_NUM_THREADS=2"}, 2},
-                          Want{{"OMP_NUM_THREADS=3", "TESSERA_NUM_THREADS=1"}, 1}}) {
+    for (const Want &w :
+         {Want{{"OMP_NUM_THREADS=1"}, 1}, Want{{"OMP_NUM_THREADS=3"}, 3},
+          Want{{"OMP_NUM_THREADS=3,1"}, 3}, Want{{"OMP_NUM_THREADS=1", "TESSERA_NUM_THREADS=2"}, 2},
+          Want{{"OMP_NUM_THREADS=3", "TESSERA_NUM_THREADS=1"}, 1}}) {
         std::vector<std::string> env = w.env;
         env.push_back("TESSERA_VERBOSE=1");
         SCOPED_TRACE(::testing::PrintToString(w.env));
@@ -308,7 +313,8 @@ TEST(Environment, VerboseOnePrintsOneLinePerCall) {
 }
 
 TEST(Environment, VerboseZeroOrUnsetPrintsNothing) {
-    for (const std::vector<std::string> &env : {std::vector<std::string>{}, {"TESSERA_VERBOSE=0"}, {"TESSERA_VERBOSE="}}) {
+    for (const std::vector<std::string> &env :
+         {std::vector<std::string>{}, {"TESSERA_VERBOSE=0"}, {"TESSERA_VERBOSE="}}) {
         SCOPED_TRACE(::testing::PrintToString(env));
         Outcome r = probe({"cblas", "fortran", "tsr", "backend"}, env);
         ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -326,7 +332,8 @@ TEST(Environment, BadVerboseWarnsOnce) {
     ASSERT_EQ(w.size(), 1u) << r.describe();
     EXPECT_TRUE(contains(w[0], "TESSERA_VERBOSE")) << w[0];
     EXPECT_TRUE(contains(w[0], "yes")) << w[0];
-    EXPECT_EQ(log_lines(r).size(), 0u) << "an unusable value means the default, off\n" << r.describe();
+    EXPECT_EQ(log_lines(r).size(), 0u) << "an unusable value means the default, off\n"
+                                       << r.describe();
     EXPECT_EQ(lines(r.err).size(), 1u) << r.describe();
 }
 
@@ -347,7 +354,7 @@ TEST(Environment, BadCudaDeviceWarnsOnce) {
 
 // A fresh directory (unique, so ctest -j can run these at once) removed at the end.
 class TempDir {
-  public:
+public:
     TempDir() {
         const char *base = getenv("TMPDIR");
         std::string pattern = std::string(base && *base ? base : "/tmp") + "/tessera-env-XXXXXX";
@@ -361,7 +368,7 @@ class TempDir {
     }
     const std::string &path() const { return path_; }
 
-  private:
+private:
     std::string path_;
 };
 
@@ -378,26 +385,28 @@ struct Install {
     std::string probe;
     explicit Install(const char *plugin = nullptr) {
         if (dir.path().empty()) return;
-        copy_executable(fs::canonical(TESSERA_LIBRARY_FILE), fs::path(dir.path()) / "libtessera.so.0");
+        copy_executable(fs::canonical(TESSERA_LIBRARY_FILE),
+                        fs::path(dir.path()) / "libtessera.so.0");
         probe = dir.path() + "/tessera_env_probe";
         copy_executable(TESSERA_ENV_PROBE, probe);
         if (plugin) copy_executable(plugin, fs::path(dir.path()) / "libtessera_cuda.so");
     }
     Outcome run_probe(const std::vector<std::string> &args, std::vector<std::string> env,
-                  const std::string &library_path, const std::string &cwd = {}) const {
+                      const std::string &library_path, const std::string &cwd = {}) const {
         env.push_back("LD_LIBRARY_PATH=" + library_path);
         return run_program(probe, args, env, cwd);
     }
 };
 
-const std::vector<std::string> kCudaQuestions = {"library", "backend",        "cblas",      "tsr",
-                                                 "set_cuda", "available_cuda", "cuda_stream", "fortran"};
+const std::vector<std::string> kCudaQuestions = {
+    "library", "backend", "cblas", "tsr", "set_cuda", "available_cuda", "cuda_stream", "fortran"};
 
 // What every "cuda cannot run here" case has in common.
 void expect_cuda_unavailable(const Outcome &r, const Install &in) {
     EXPECT_EQ(r.exit_code, 0) << r.describe();
     EXPECT_EQ(value(r, "library"), in.dir.path() + "/libtessera.so.0")
-        << "the probe did not load the library copy next to it\n" << r.describe();
+        << "the probe did not load the library copy next to it\n"
+        << r.describe();
     EXPECT_EQ(value(r, "set_cuda"), std::to_string(TSR_ERR_BACKEND_UNAVAILABLE)) << r.describe();
     EXPECT_TRUE(contains(value(r, "set_cuda_error"), "cuda")) << r.describe();
     EXPECT_EQ(value(r, "set_cuda_kept"), "yes") << "a refused backend must keep the previous one";
@@ -413,12 +422,14 @@ void expect_cuda_unavailable(const Outcome &r, const Install &in) {
 TEST(Plugin, AbsentPluginFallsBackToCpuWithOneWarning) {
     Install in;
     ASSERT_FALSE(in.dir.path().empty()) << "mkdtemp failed";
-    Outcome r = in.run_probe(kCudaQuestions, {"TESSERA_BACKEND=cuda", "TESSERA_VERBOSE=1"}, in.dir.path());
+    Outcome r =
+        in.run_probe(kCudaQuestions, {"TESSERA_BACKEND=cuda", "TESSERA_VERBOSE=1"}, in.dir.path());
     expect_cuda_unavailable(r, in);
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
     EXPECT_TRUE(contains(w[0], "cuda")) << w[0];
-    EXPECT_TRUE(contains(w[0], "libtessera_cuda.so")) << "the reason should name the missing plugin: " << w[0];
+    EXPECT_TRUE(contains(w[0], "libtessera_cuda.so"))
+        << "the reason should name the missing plugin: " << w[0];
     EXPECT_EQ(value(r, "handle_backend"), "cpu") << r.describe();
     auto log = log_lines(r);
     ASSERT_EQ(log.size(), 3u) << r.describe();
@@ -458,15 +469,18 @@ TEST(Plugin, FakePluginNextToTheLibraryIsLoadedAndItsReasonReported) {
     Install in(TESSERA_FAKE_CUDA_PLUGIN);
     ASSERT_FALSE(in.dir.path().empty()) << "mkdtemp failed";
     Outcome r = in.run_probe(kCudaQuestions,
-                         {"TESSERA_BACKEND=cuda", "TESSERA_VERBOSE=1", "TESSERA_CUDA_DEVICE=3"},
-                         in.dir.path());
+                             {"TESSERA_BACKEND=cuda", "TESSERA_VERBOSE=1", "TESSERA_CUDA_DEVICE=3"},
+                             in.dir.path());
     expect_cuda_unavailable(r, in);
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
     EXPECT_TRUE(contains(w[0], "fake plugin: no CUDA device")) << w[0];
-    EXPECT_TRUE(contains(w[0], "device 3")) << "TESSERA_CUDA_DEVICE was not passed to the plugin: " << w[0];
-    EXPECT_TRUE(contains(value(r, "set_cuda_error"), "fake plugin: no CUDA device")) << r.describe();
-    EXPECT_TRUE(contains(value(r, "available_cuda_error"), "fake plugin: no CUDA device")) << r.describe();
+    EXPECT_TRUE(contains(w[0], "device 3"))
+        << "TESSERA_CUDA_DEVICE was not passed to the plugin: " << w[0];
+    EXPECT_TRUE(contains(value(r, "set_cuda_error"), "fake plugin: no CUDA device"))
+        << r.describe();
+    EXPECT_TRUE(contains(value(r, "available_cuda_error"), "fake plugin: no CUDA device"))
+        << r.describe();
     EXPECT_EQ(value(r, "handle_backend"), "cpu");
     auto log = log_lines(r);
     ASSERT_EQ(log.size(), 3u) << r.describe();
@@ -477,9 +491,10 @@ TEST(Plugin, FakePluginNextToTheLibraryIsLoadedAndItsReasonReported) {
 TEST(Plugin, FakePluginOfAnotherAbiIsRefused) {
     Install in(TESSERA_FAKE_CUDA_PLUGIN);
     ASSERT_FALSE(in.dir.path().empty()) << "mkdtemp failed";
-    Outcome r = in.run_probe(kCudaQuestions,
-                         {"TESSERA_BACKEND=cuda", "TESSERA_VERBOSE=1", "TESSERA_FAKE_PLUGIN=wrong-abi"},
-                         in.dir.path());
+    Outcome r =
+        in.run_probe(kCudaQuestions,
+                     {"TESSERA_BACKEND=cuda", "TESSERA_VERBOSE=1", "TESSERA_FAKE_PLUGIN=wrong-abi"},
+                     in.dir.path());
     expect_cuda_unavailable(r, in);
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
@@ -495,11 +510,12 @@ TEST(Plugin, PluginOnlyOnTheSearchPathIsNotLoaded) {
     ASSERT_FALSE(in.dir.path().empty() || elsewhere.path().empty()) << "mkdtemp failed";
     copy_executable(TESSERA_FAKE_CUDA_PLUGIN, fs::path(elsewhere.path()) / "libtessera_cuda.so");
     Outcome r = in.run_probe(kCudaQuestions, {"TESSERA_BACKEND=cuda"},
-                         in.dir.path() + ":" + elsewhere.path());
+                             in.dir.path() + ":" + elsewhere.path());
     expect_cuda_unavailable(r, in);
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
-    EXPECT_FALSE(contains(r.err + r.out, "fake plugin")) << "the plugin was found by a search\n" << r.describe();
+    EXPECT_FALSE(contains(r.err + r.out, "fake plugin")) << "the plugin was found by a search\n"
+                                                         << r.describe();
 }
 
 // The library loaded by a relative path (LD_LIBRARY_PATH=.), then the program changes
@@ -517,7 +533,8 @@ TEST(Plugin, RelativeLoadThenChdirCannotRedirectThePlugin) {
     EXPECT_EQ(r.exit_code, 0) << r.describe();
     EXPECT_EQ(value(r, "set_cuda"), std::to_string(TSR_ERR_BACKEND_UNAVAILABLE)) << r.describe();
     EXPECT_FALSE(contains(r.err + r.out, "fake plugin"))
-        << "the plugin was loaded from the new working directory\n" << r.describe();
+        << "the plugin was loaded from the new working directory\n"
+        << r.describe();
     auto w = warnings(r);
     ASSERT_EQ(w.size(), 1u) << r.describe();
     EXPECT_TRUE(contains(w[0], fs::canonical(in.dir.path()).string() + "/libtessera_cuda.so"))

@@ -110,42 +110,99 @@ std::vector<FCase> fortran_cases() {
         {"N < 0", with([](FArgs &a) { a.n = -1; }), 4},
         {"K < 0", with([](FArgs &a) { a.k = -1; }), 5},
         {"LDA < M (N)", with([](FArgs &a) { a.lda = 2; }), 8},
-        {"LDA < K (T)", with([](FArgs &a) { a.ta = 'T'; a.lda = 4; }), 8},
-        {"LDA < K (c)", with([](FArgs &a) { a.ta = 'c'; a.lda = 4; }), 8},
+        {"LDA < K (T)", with([](FArgs &a) {
+             a.ta = 'T';
+             a.lda = 4;
+         }),
+         8},
+        {"LDA < K (c)", with([](FArgs &a) {
+             a.ta = 'c';
+             a.lda = 4;
+         }),
+         8},
         {"LDB < K (N)", with([](FArgs &a) { a.ldb = 4; }), 10},
-        {"LDB < N (T)", with([](FArgs &a) { a.tb = 'T'; a.ldb = 3; }), 10},
+        {"LDB < N (T)", with([](FArgs &a) {
+             a.tb = 'T';
+             a.ldb = 3;
+         }),
+         10},
         {"LDC < M", with([](FArgs &a) { a.ldc = 2; }), 13},
         // The first bad argument wins, in reference order.
-        {"TRANSA and M", with([](FArgs &a) { a.ta = 'X'; a.m = -1; }), 1},
-        {"M and N", with([](FArgs &a) { a.m = -1; a.n = -1; }), 3},
-        {"K and LDA", with([](FArgs &a) { a.k = -1; a.lda = 0; }), 5},
-        {"LDA, LDB, LDC", with([](FArgs &a) { a.lda = 0; a.ldb = 0; a.ldc = 0; }), 8},
-        {"LDB, LDC", with([](FArgs &a) { a.ldb = 0; a.ldc = 0; }), 10},
+        {"TRANSA and M", with([](FArgs &a) {
+             a.ta = 'X';
+             a.m = -1;
+         }),
+         1},
+        {"M and N", with([](FArgs &a) {
+             a.m = -1;
+             a.n = -1;
+         }),
+         3},
+        {"K and LDA", with([](FArgs &a) {
+             a.k = -1;
+             a.lda = 0;
+         }),
+         5},
+        {"LDA, LDB, LDC", with([](FArgs &a) {
+             a.lda = 0;
+             a.ldb = 0;
+             a.ldc = 0;
+         }),
+         8},
+        {"LDB, LDC", with([](FArgs &a) {
+             a.ldb = 0;
+             a.ldc = 0;
+         }),
+         10},
         // Checks come before the quick return, and use max(1, rows).
-        {"M = 0, LDA = 0", with([](FArgs &a) { a.m = 0; a.lda = 0; a.ldc = 1; }), 8},
-        {"M = 0, LDC = 0", with([](FArgs &a) { a.m = 0; a.lda = 1; a.ldc = 0; }), 13},
-        {"N = 0, LDC < M", with([](FArgs &a) { a.n = 0; a.ldc = 2; }), 13},
-        {"K = 0 (T), LDA = 0", with([](FArgs &a) { a.k = 0; a.ta = 'T'; a.lda = 0; }), 8},
-        {"K = 0 (N), LDB = 0", with([](FArgs &a) { a.k = 0; a.ldb = 0; }), 10},
-        {"alpha = 0, beta = 1, LDC < M",
-         with([](FArgs &a) { a.alpha = 0; a.beta = 1; a.ldc = 2; }), 13},
+        {"M = 0, LDA = 0", with([](FArgs &a) {
+             a.m = 0;
+             a.lda = 0;
+             a.ldc = 1;
+         }),
+         8},
+        {"M = 0, LDC = 0", with([](FArgs &a) {
+             a.m = 0;
+             a.lda = 1;
+             a.ldc = 0;
+         }),
+         13},
+        {"N = 0, LDC < M", with([](FArgs &a) {
+             a.n = 0;
+             a.ldc = 2;
+         }),
+         13},
+        {"K = 0 (T), LDA = 0", with([](FArgs &a) {
+             a.k = 0;
+             a.ta = 'T';
+             a.lda = 0;
+         }),
+         8},
+        {"K = 0 (N), LDB = 0", with([](FArgs &a) {
+             a.k = 0;
+             a.ldb = 0;
+         }),
+         10},
+        {"alpha = 0, beta = 1, LDC < M", with([](FArgs &a) {
+             a.alpha = 0;
+             a.beta = 1;
+             a.ldc = 2;
+         }),
+         13},
     };
 }
 
-template <typename T, typename I>
-void call_fortran(const FArgs &a, const T *A, const T *B, T *C) {
+template <typename T, typename I> void call_fortran(const FArgs &a, const T *A, const T *B, T *C) {
     const I m = I(a.m), n = I(a.n), k = I(a.k), lda = I(a.lda), ldb = I(a.ldb), ldc = I(a.ldc);
     const T alpha = T(a.alpha), beta = T(a.beta);
     if constexpr (std::is_same_v<I, int>) {
         if constexpr (std::is_same_v<T, float>)
             sgemm_(&a.ta, &a.tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
-        else
-            dgemm_(&a.ta, &a.tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
+        else dgemm_(&a.ta, &a.tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
     } else {
         if constexpr (std::is_same_v<T, float>)
             sgemm_64_(&a.ta, &a.tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
-        else
-            dgemm_64_(&a.ta, &a.tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
+        else dgemm_64_(&a.ta, &a.tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
     }
 }
 
@@ -197,7 +254,11 @@ template <typename T> void check_fortran_valid() {
     for (char la : letters)
         for (char lb : letters) {
             SCOPED_TRACE(std::string("transa=") + la + " transb=" + lb);
-            auto op = [](char c) { return (c == 'N' || c == 'n') ? TSR_OP_N : (c == 'T' || c == 't') ? TSR_OP_T : TSR_OP_C; };
+            auto op = [](char c) {
+                return (c == 'N' || c == 'n')   ? TSR_OP_N
+                       : (c == 'T' || c == 't') ? TSR_OP_T
+                                                : TSR_OP_C;
+            };
             auto p = behaviour::Problem<T>::make(rng, TSR_COL_MAJOR, op(la), op(lb), 7, 5, 6,
                                                  T(0.75), T(-1.25), 2);
             std::vector<T> C = p.C0;
@@ -231,16 +292,23 @@ TEST(FortranErrors, Ilp64ChecksUseAll64Bits) {
     EXPECT_EQ(seen().info64, 3);
     // lda = 2^32 + 2 >= m = 3 is valid (its low 32 bits, 2, would not be); n = 0 returns.
     reset_seen();
-    call_fortran<float, int64_t>(with([](FArgs &a) { a.n = 0; a.lda = (int64_t(1) << 32) + 2; }),
+    call_fortran<float, int64_t>(with([](FArgs &a) {
+                                     a.n = 0;
+                                     a.lda = (int64_t(1) << 32) + 2;
+                                 }),
                                  A.data(), B.data(), C.data());
     EXPECT_EQ(seen().fortran_calls, 0);
     // k = 2^32 + 5 with TRANSA = 'T' needs lda >= k: lda = 6 is bad (against the low 32 bits,
     // k = 5, every argument would be valid).
     reset_seen();
-    call_fortran<double, int64_t>(
-        with([](FArgs &a) { a.ta = 'T'; a.k = (int64_t(1) << 32) + 5; a.lda = 6; }),
-        reinterpret_cast<const double *>(A.data()), reinterpret_cast<const double *>(B.data()),
-        reinterpret_cast<double *>(C.data()));
+    call_fortran<double, int64_t>(with([](FArgs &a) {
+                                      a.ta = 'T';
+                                      a.k = (int64_t(1) << 32) + 5;
+                                      a.lda = 6;
+                                  }),
+                                  reinterpret_cast<const double *>(A.data()),
+                                  reinterpret_cast<const double *>(B.data()),
+                                  reinterpret_cast<double *>(C.data()));
     EXPECT_EQ(seen().fortran_calls, 1);
     EXPECT_EQ(seen().fortran_name, "DGEMM ");
     EXPECT_EQ(seen().info64, 8);
@@ -282,54 +350,106 @@ std::vector<CCase> cblas_cases() {
     return {
         {"layout = 0", col([](CArgs &a) { a.layout = 0; }), 1},
         {"layout = 103", col([](CArgs &a) { a.layout = 103; }), 1},
-        {"layout and TransA", col([](CArgs &a) { a.layout = 0; a.ta = 0; }), 1},
+        {"layout and TransA", col([](CArgs &a) {
+             a.layout = 0;
+             a.ta = 0;
+         }),
+         1},
         {"col TransA = 'N'", col([](CArgs &a) { a.ta = 'N'; }), 2},
         {"col TransA = 114", col([](CArgs &a) { a.ta = 114; }), 2},
         {"col TransB = 110", col([](CArgs &a) { a.tb = 110; }), 3},
-        {"col TransA and TransB", col([](CArgs &a) { a.ta = 0; a.tb = 0; }), 2},
+        {"col TransA and TransB", col([](CArgs &a) {
+             a.ta = 0;
+             a.tb = 0;
+         }),
+         2},
         {"col M < 0", col([](CArgs &a) { a.m = -1; }), 4},
         {"col N < 0", col([](CArgs &a) { a.n = -1; }), 5},
         {"col K < 0", col([](CArgs &a) { a.k = -1; }), 6},
         {"col lda < M", col([](CArgs &a) { a.lda = 2; }), 9},
-        {"col lda < K (T)", col([](CArgs &a) { a.ta = TSR_OP_T; a.lda = 4; }), 9},
+        {"col lda < K (T)", col([](CArgs &a) {
+             a.ta = TSR_OP_T;
+             a.lda = 4;
+         }),
+         9},
         {"col ldb < K", col([](CArgs &a) { a.ldb = 4; }), 11},
-        {"col ldb < N (C)", col([](CArgs &a) { a.tb = TSR_OP_C; a.ldb = 3; }), 11},
+        {"col ldb < N (C)", col([](CArgs &a) {
+             a.tb = TSR_OP_C;
+             a.ldb = 3;
+         }),
+         11},
         {"col ldc < M", col([](CArgs &a) { a.ldc = 2; }), 14},
-        {"col M = 0, ldc = 0", col([](CArgs &a) { a.m = 0; a.lda = 1; a.ldc = 0; }), 14},
-        {"col M = 0, lda = 0", col([](CArgs &a) { a.m = 0; a.lda = 0; a.ldc = 1; }), 9},
+        {"col M = 0, ldc = 0", col([](CArgs &a) {
+             a.m = 0;
+             a.lda = 1;
+             a.ldc = 0;
+         }),
+         14},
+        {"col M = 0, lda = 0", col([](CArgs &a) {
+             a.m = 0;
+             a.lda = 0;
+             a.ldc = 1;
+         }),
+         9},
         {"row TransA = 0", row([](CArgs &a) { a.ta = 0; }), 2},
         {"row TransB = 0", row([](CArgs &a) { a.tb = 0; }), 3},
         {"row M < 0", row([](CArgs &a) { a.m = -1; }), 5},
         {"row N < 0", row([](CArgs &a) { a.n = -1; }), 4},
-        {"row M and N < 0", row([](CArgs &a) { a.m = -1; a.n = -1; }), 4},
+        {"row M and N < 0", row([](CArgs &a) {
+             a.m = -1;
+             a.n = -1;
+         }),
+         4},
         {"row K < 0", row([](CArgs &a) { a.k = -1; }), 6},
         {"row lda < K", row([](CArgs &a) { a.lda = 4; }), 11},
-        {"row lda < M (T)", row([](CArgs &a) { a.ta = TSR_OP_T; a.lda = 2; }), 11},
+        {"row lda < M (T)", row([](CArgs &a) {
+             a.ta = TSR_OP_T;
+             a.lda = 2;
+         }),
+         11},
         {"row ldb < N", row([](CArgs &a) { a.ldb = 3; }), 9},
-        {"row ldb < K (T)", row([](CArgs &a) { a.tb = TSR_OP_T; a.ldb = 4; }), 9},
-        {"row lda and ldb", row([](CArgs &a) { a.lda = 0; a.ldb = 0; }), 9},
+        {"row ldb < K (T)", row([](CArgs &a) {
+             a.tb = TSR_OP_T;
+             a.ldb = 4;
+         }),
+         9},
+        {"row lda and ldb", row([](CArgs &a) {
+             a.lda = 0;
+             a.ldb = 0;
+         }),
+         9},
         {"row ldc < N", row([](CArgs &a) { a.ldc = 3; }), 14},
-        {"row M = 0, ldc < N", row([](CArgs &a) { a.m = 0; a.ldc = 3; }), 14},
-        {"row N = 0, ldc = 0", row([](CArgs &a) { a.n = 0; a.ldb = 1; a.ldc = 0; }), 14},
-        {"row alpha = 0, beta = 1, ldc < N",
-         row([](CArgs &a) { a.alpha = 0; a.beta = 1; a.ldc = 3; }), 14},
+        {"row M = 0, ldc < N", row([](CArgs &a) {
+             a.m = 0;
+             a.ldc = 3;
+         }),
+         14},
+        {"row N = 0, ldc = 0", row([](CArgs &a) {
+             a.n = 0;
+             a.ldb = 1;
+             a.ldc = 0;
+         }),
+         14},
+        {"row alpha = 0, beta = 1, ldc < N", row([](CArgs &a) {
+             a.alpha = 0;
+             a.beta = 1;
+             a.ldc = 3;
+         }),
+         14},
     };
 }
 
-template <typename T, typename I>
-void call_cblas(const CArgs &a, const T *A, const T *B, T *C) {
+template <typename T, typename I> void call_cblas(const CArgs &a, const T *A, const T *B, T *C) {
     const I m = I(a.m), n = I(a.n), k = I(a.k), lda = I(a.lda), ldb = I(a.ldb), ldc = I(a.ldc);
     const T alpha = T(a.alpha), beta = T(a.beta);
     if constexpr (std::is_same_v<I, int>) {
         if constexpr (std::is_same_v<T, float>)
             cblas_sgemm(a.layout, a.ta, a.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-        else
-            cblas_dgemm(a.layout, a.ta, a.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        else cblas_dgemm(a.layout, a.ta, a.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     } else {
         if constexpr (std::is_same_v<T, float>)
             cblas_sgemm_64(a.layout, a.ta, a.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-        else
-            cblas_dgemm_64(a.layout, a.ta, a.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        else cblas_dgemm_64(a.layout, a.ta, a.tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     }
 }
 
@@ -383,18 +503,40 @@ std::vector<TCase> tsr_cases() {
         {"col n", col([](CArgs &a) { a.n = -2; }), "n"},
         {"col k", col([](CArgs &a) { a.k = -3; }), "k"},
         {"col lda", col([](CArgs &a) { a.lda = 2; }), "lda"},
-        {"col lda (T)", col([](CArgs &a) { a.ta = TSR_OP_T; a.lda = 4; }), "lda"},
+        {"col lda (T)", col([](CArgs &a) {
+             a.ta = TSR_OP_T;
+             a.lda = 4;
+         }),
+         "lda"},
         {"col ldb", col([](CArgs &a) { a.ldb = 4; }), "ldb"},
         {"col ldc", col([](CArgs &a) { a.ldc = 2; }), "ldc"},
-        {"col m = 0, ldc = 0", col([](CArgs &a) { a.m = 0; a.lda = 1; a.ldc = 0; }), "ldc"},
+        {"col m = 0, ldc = 0", col([](CArgs &a) {
+             a.m = 0;
+             a.lda = 1;
+             a.ldc = 0;
+         }),
+         "ldc"},
         {"row m", row([](CArgs &a) { a.m = -1; }), "m"},
         {"row n", row([](CArgs &a) { a.n = -1; }), "n"},
         {"row lda", row([](CArgs &a) { a.lda = 4; }), "lda"},
-        {"row lda (T)", row([](CArgs &a) { a.ta = TSR_OP_T; a.lda = 2; }), "lda"},
+        {"row lda (T)", row([](CArgs &a) {
+             a.ta = TSR_OP_T;
+             a.lda = 2;
+         }),
+         "lda"},
         {"row ldb", row([](CArgs &a) { a.ldb = 3; }), "ldb"},
-        {"row ldb (T)", row([](CArgs &a) { a.tb = TSR_OP_T; a.ldb = 4; }), "ldb"},
+        {"row ldb (T)", row([](CArgs &a) {
+             a.tb = TSR_OP_T;
+             a.ldb = 4;
+         }),
+         "ldb"},
         {"row ldc", row([](CArgs &a) { a.ldc = 3; }), "ldc"},
-        {"row n = 0, ldc = 0", row([](CArgs &a) { a.n = 0; a.ldb = 1; a.ldc = 0; }), "ldc"},
+        {"row n = 0, ldc = 0", row([](CArgs &a) {
+             a.n = 0;
+             a.ldb = 1;
+             a.ldc = 0;
+         }),
+         "ldc"},
     };
 }
 
@@ -435,8 +577,8 @@ template <typename T> void check_tsr_errors() {
             EXPECT_TRUE(names(message, c.names)) << "message: " << message;
             for (const auto &group : kConfusable)
                 for (const std::string &other : group)
-                    if (other != c.names &&
-                        std::find(group.begin(), group.end(), std::string(c.names)) != group.end()) {
+                    if (other != c.names && std::find(group.begin(), group.end(),
+                                                      std::string(c.names)) != group.end()) {
                         EXPECT_FALSE(names(message, other))
                             << "message also names " << other << ": " << message;
                     }
@@ -491,8 +633,8 @@ TEST(TsrErrors, NullMatrices) {
 // tsr_last_error() belongs to the calling thread.
 TEST(TsrErrors, LastErrorIsThreadLocal) {
     float x[16] = {};
-    ASSERT_EQ(tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 3, 3, 3, 1.0f, x, 1, x, 3,
-                        0.0f, x, 3),
+    ASSERT_EQ(tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 3, 3, 3, 1.0f, x, 1, x, 3, 0.0f,
+                        x, 3),
               TSR_ERR_INVALID_ARGUMENT);
     const std::string mine = tsr_last_error();
     ASSERT_TRUE(names(mine, "lda")) << mine;
@@ -501,7 +643,8 @@ TEST(TsrErrors, LastErrorIsThreadLocal) {
     std::thread other([&] {
         fresh = tsr_last_error();
         float y[16] = {};
-        tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 3, 3, 3, 1.0f, y, 3, y, 3, 0.0f, y, 2);
+        tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 3, 3, 3, 1.0f, y, 3, y, 3, 0.0f, y,
+                  2);
         theirs = tsr_last_error();
     });
     other.join();
@@ -521,9 +664,10 @@ tsr_status backend_available_int(int backend, int *available) __asm__("tsr_backe
 }
 
 TEST(TsrApi, StatusStrings) {
-    const tsr_status all[] = {TSR_SUCCESS,        TSR_ERR_INVALID_ARGUMENT, TSR_ERR_BACKEND_UNAVAILABLE,
-                              TSR_ERR_OUT_OF_MEMORY, TSR_ERR_DEVICE,        TSR_ERR_NOT_SUPPORTED,
-                              TSR_ERR_INTERNAL};
+    const tsr_status all[] = {
+        TSR_SUCCESS,           TSR_ERR_INVALID_ARGUMENT, TSR_ERR_BACKEND_UNAVAILABLE,
+        TSR_ERR_OUT_OF_MEMORY, TSR_ERR_DEVICE,           TSR_ERR_NOT_SUPPORTED,
+        TSR_ERR_INTERNAL};
     const std::string unknown = status_string_of_int(12345);
     EXPECT_EQ(unknown, "unknown status");
     EXPECT_EQ(std::string(status_string_of_int(-1)), unknown);
@@ -538,7 +682,8 @@ TEST(TsrApi, StatusStrings) {
     }
     EXPECT_EQ(texts.size(), std::size(all)) << "two codes share a text";
     EXPECT_NE(std::string(tsr_status_string(TSR_SUCCESS)).find("success"), std::string::npos);
-    EXPECT_NE(std::string(tsr_status_string(TSR_ERR_INVALID_ARGUMENT)).find("argument"), std::string::npos);
+    EXPECT_NE(std::string(tsr_status_string(TSR_ERR_INVALID_ARGUMENT)).find("argument"),
+              std::string::npos);
 }
 
 TEST(TsrApi, Version) {
@@ -569,7 +714,8 @@ TEST(TsrApi, NullAndBadArguments) {
     ASSERT_NE(h, nullptr);
     EXPECT_EQ(tsr_get_backend(h, nullptr), TSR_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(tsr_set_num_threads(h, 0), TSR_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(tsr_last_error()).find("num_threads"), std::string::npos) << tsr_last_error();
+    EXPECT_NE(std::string(tsr_last_error()).find("num_threads"), std::string::npos)
+        << tsr_last_error();
     EXPECT_EQ(tsr_set_num_threads(h, -3), TSR_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(tsr_set_num_threads(h, 1), TSR_SUCCESS);
     EXPECT_EQ(set_backend_int(h, -1), TSR_ERR_INVALID_ARGUMENT);
@@ -634,7 +780,8 @@ const int64_t kBig = int64_t(1) << 40, kHuge = int64_t(1) << 61;
 const ExtentCase kExtentCases[] = {
     {"m = n = k = ld = 2^40", 'N', 'N', kBig, kBig, kBig, kBig, kBig, kBig, 8},
     {"ldc = INT64_MAX on a 2 x 3 C", 'N', 'N', 2, 3, 2, 2, 2, INT64_MAX, 13},
-    {"every size INT64_MAX", 'N', 'N', INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, 8},
+    {"every size INT64_MAX", 'N', 'N', INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
+     INT64_MAX, 8},
     {"transposed A, m = 2, k = 2^61", 'T', 'N', 2, 2, kHuge, kHuge, kHuge, 2, 8},
     {"B of 2^40 columns of 2^40", 'N', 'N', 1, kBig, kBig, 1, kBig, 1, 10},
     {"C of 2^40 x 2^40 with k = 0", 'N', 'N', kBig, kBig, 0, kBig, 1, kBig, 13},
@@ -646,9 +793,11 @@ template <typename T> void check_extents_refused() {
         std::vector<T> a(4, T(1)), b(4, T(1)), c(4, T(0));
         tsr_status s;
         if constexpr (sizeof(T) == 4)
-            s = tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 2, 2, 2, T(1), a.data(), 2, b.data(), 2, T(0), c.data(), 2);
+            s = tsr_sgemm(nullptr, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 2, 2, 2, T(1), a.data(), 2,
+                          b.data(), 2, T(0), c.data(), 2);
         else
-            s = tsr_dgemm(nullptr, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 2, 2, 2, T(1), a.data(), 2, b.data(), 2, T(0), c.data(), 2);
+            s = tsr_dgemm(nullptr, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 2, 2, 2, T(1), a.data(), 2,
+                          b.data(), 2, T(0), c.data(), 2);
         ASSERT_EQ(s, TSR_SUCCESS) << tsr_last_error();
     }
     constexpr size_t guard = 64;
@@ -660,39 +809,52 @@ template <typename T> void check_extents_refused() {
         const T alpha = T(1), beta = T(0.5);
         // tsr_*: both layouts (a row-major call swaps the roles of A and B)
         for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR}) {
-            const tsr_op ta = e.ta == 'N' ? TSR_OP_N : TSR_OP_T, tb = e.tb == 'N' ? TSR_OP_N : TSR_OP_T;
-            const int64_t m = layout == TSR_COL_MAJOR ? e.m : e.n, n = layout == TSR_COL_MAJOR ? e.n : e.m;
-            const T *A = layout == TSR_COL_MAJOR ? a.data() : b.data(), *B = layout == TSR_COL_MAJOR ? b.data() : a.data();
-            const tsr_op opa = layout == TSR_COL_MAJOR ? ta : tb, opb = layout == TSR_COL_MAJOR ? tb : ta;
-            const int64_t lda = layout == TSR_COL_MAJOR ? e.lda : e.ldb, ldb = layout == TSR_COL_MAJOR ? e.ldb : e.lda;
+            const tsr_op ta = e.ta == 'N' ? TSR_OP_N : TSR_OP_T,
+                         tb = e.tb == 'N' ? TSR_OP_N : TSR_OP_T;
+            const int64_t m = layout == TSR_COL_MAJOR ? e.m : e.n,
+                          n = layout == TSR_COL_MAJOR ? e.n : e.m;
+            const T *A = layout == TSR_COL_MAJOR ? a.data() : b.data(),
+                    *B = layout == TSR_COL_MAJOR ? b.data() : a.data();
+            const tsr_op opa = layout == TSR_COL_MAJOR ? ta : tb,
+                         opb = layout == TSR_COL_MAJOR ? tb : ta;
+            const int64_t lda = layout == TSR_COL_MAJOR ? e.lda : e.ldb,
+                          ldb = layout == TSR_COL_MAJOR ? e.ldb : e.lda;
             tsr_status s;
             if constexpr (sizeof(T) == 4)
-                s = tsr_sgemm(nullptr, layout, opa, opb, m, n, e.k, alpha, A, lda, B, ldb, beta, C, e.ldc);
+                s = tsr_sgemm(nullptr, layout, opa, opb, m, n, e.k, alpha, A, lda, B, ldb, beta, C,
+                              e.ldc);
             else
-                s = tsr_dgemm(nullptr, layout, opa, opb, m, n, e.k, alpha, A, lda, B, ldb, beta, C, e.ldc);
+                s = tsr_dgemm(nullptr, layout, opa, opb, m, n, e.k, alpha, A, lda, B, ldb, beta, C,
+                              e.ldc);
             EXPECT_EQ(s, TSR_ERR_INVALID_ARGUMENT) << tsr_last_error();
-            EXPECT_NE(std::string(tsr_last_error()).find("beyond the address space"), std::string::npos)
+            EXPECT_NE(std::string(tsr_last_error()).find("beyond the address space"),
+                      std::string::npos)
                 << tsr_last_error();
         }
         // the ILP64 Fortran door
         reset_seen();
         const T tbeta = beta;
         if constexpr (sizeof(T) == 4)
-            sgemm_64_(&e.ta, &e.tb, &e.m, &e.n, &e.k, &alpha, a.data(), &e.lda, b.data(), &e.ldb, &tbeta, C, &e.ldc, 1, 1);
+            sgemm_64_(&e.ta, &e.tb, &e.m, &e.n, &e.k, &alpha, a.data(), &e.lda, b.data(), &e.ldb,
+                      &tbeta, C, &e.ldc, 1, 1);
         else
-            dgemm_64_(&e.ta, &e.tb, &e.m, &e.n, &e.k, &alpha, a.data(), &e.lda, b.data(), &e.ldb, &tbeta, C, &e.ldc, 1, 1);
+            dgemm_64_(&e.ta, &e.tb, &e.m, &e.n, &e.k, &alpha, a.data(), &e.lda, b.data(), &e.ldb,
+                      &tbeta, C, &e.ldc, 1, 1);
         EXPECT_EQ(seen().fortran_calls, 1);
         EXPECT_EQ(seen().info32, e.info);
         // the ILP64 CBLAS door, column-major: the Fortran number plus one
         reset_seen();
         const int cta = e.ta == 'N' ? 111 : 112, ctb = e.tb == 'N' ? 111 : 112;
         if constexpr (sizeof(T) == 4)
-            cblas_sgemm_64(102, cta, ctb, e.m, e.n, e.k, alpha, a.data(), e.lda, b.data(), e.ldb, beta, C, e.ldc);
+            cblas_sgemm_64(102, cta, ctb, e.m, e.n, e.k, alpha, a.data(), e.lda, b.data(), e.ldb,
+                           beta, C, e.ldc);
         else
-            cblas_dgemm_64(102, cta, ctb, e.m, e.n, e.k, alpha, a.data(), e.lda, b.data(), e.ldb, beta, C, e.ldc);
+            cblas_dgemm_64(102, cta, ctb, e.m, e.n, e.k, alpha, a.data(), e.lda, b.data(), e.ldb,
+                           beta, C, e.ldc);
         EXPECT_EQ(seen().cblas_calls, 1);
         EXPECT_EQ(seen().cblas_info, e.info + 1);
-        EXPECT_TRUE(same_bytes(all.data(), before.data(), all.size() * sizeof(T))) << "memory around C was written";
+        EXPECT_TRUE(same_bytes(all.data(), before.data(), all.size() * sizeof(T)))
+            << "memory around C was written";
     }
 }
 
@@ -707,7 +869,8 @@ TEST(ExtentErrors, MatricesTheCallDoesNotReadAreNotChecked) {
     std::vector<double> c = poisoned<double>(4);
     const std::vector<double> before = c;
     reset_seen();
-    dgemm_("N", "N", &zero_m, &two, &big, &one, c.data(), &two, c.data(), &big, &zero, c.data(), &two, 1, 1);
+    dgemm_("N", "N", &zero_m, &two, &big, &one, c.data(), &two, c.data(), &big, &zero, c.data(),
+           &two, 1, 1);
     EXPECT_EQ(seen().fortran_calls, 0);
     EXPECT_TRUE(same_bytes(c.data(), before.data(), c.size() * sizeof(double)));
 }
@@ -721,12 +884,13 @@ TEST(TsrApi, NumThreadsIsBounded) {
     EXPECT_EQ(tsr_set_num_threads(h, 2), TSR_SUCCESS);
     for (int bad : {0, -1, 4097, 100000, INT_MAX}) {
         EXPECT_EQ(tsr_set_num_threads(h, bad), TSR_ERR_INVALID_ARGUMENT) << bad;
-        EXPECT_NE(std::string(tsr_last_error()).find("4096"), std::string::npos) << tsr_last_error();
+        EXPECT_NE(std::string(tsr_last_error()).find("4096"), std::string::npos)
+            << tsr_last_error();
     }
     // the refused values left the handle's count as it was: a product runs on 2 threads
     std::vector<double> a(64 * 64, 1.0), c(64 * 64, 0.0);
-    EXPECT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 64, 64, 64, 1.0, a.data(), 64, a.data(), 64,
-                        0.0, c.data(), 64),
+    EXPECT_EQ(tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 64, 64, 64, 1.0, a.data(), 64,
+                        a.data(), 64, 0.0, c.data(), 64),
               TSR_SUCCESS);
     EXPECT_EQ(c[0], 64.0);
     EXPECT_EQ(tsr_destroy(h), TSR_SUCCESS);

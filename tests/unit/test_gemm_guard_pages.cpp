@@ -18,7 +18,7 @@ namespace {
 // `count` elements of T placed so that the last one ends at a page boundary, with a
 // PROT_NONE page on either side.
 template <typename T> class GuardedArray {
-  public:
+public:
     explicit GuardedArray(size_t count) : count_(count) {
         page_ = size_t(sysconf(_SC_PAGESIZE));
         size_t bytes = std::max<size_t>(1, count) * sizeof(T);
@@ -36,7 +36,7 @@ template <typename T> class GuardedArray {
     T *data() { return data_; }
     bool ok() const { return data_ != nullptr; }
 
-  private:
+private:
     size_t count_, page_ = 0, total_ = 0;
     char *base_ = nullptr;
     T *data_ = nullptr;

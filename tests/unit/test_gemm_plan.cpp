@@ -17,8 +17,8 @@ template <typename T> constexpr tsr_dtype dtype_of() { return sizeof(T) == 4 ? T
 
 template <typename T> tsr_gemm_plan make_plan(tsr_handle h, const Problem<T> &p) {
     tsr_gemm_plan plan = nullptr;
-    EXPECT_EQ(tsr_gemm_plan_create(h, &plan, dtype_of<T>(), p.layout, p.ta, p.tb, p.m, p.n, p.k, p.lda, p.ldb,
-                                   p.ldc),
+    EXPECT_EQ(tsr_gemm_plan_create(h, &plan, dtype_of<T>(), p.layout, p.ta, p.tb, p.m, p.n, p.k,
+                                   p.lda, p.ldb, p.ldc),
               TSR_SUCCESS)
         << tsr_last_error();
     return plan;
@@ -26,20 +26,22 @@ template <typename T> tsr_gemm_plan make_plan(tsr_handle h, const Problem<T> &p)
 
 template <typename T> void check_single(tsr_handle h) {
     auto rng = behaviour::rng_for(behaviour::test_label());
-    const int64_t shapes[][3] = {{1, 1, 1}, {4, 4, 4}, {7, 5, 3}, {16, 16, 16}, {33, 17, 65}, {0, 3, 2}, {3, 4, 0}};
+    const int64_t shapes[][3] = {{1, 1, 1},    {4, 4, 4}, {7, 5, 3}, {16, 16, 16},
+                                 {33, 17, 65}, {0, 3, 2}, {3, 4, 0}};
     const T scalars[][2] = {{T(1), T(0)}, {T(-0.5), T(2)}, {T(0), T(0.5)}, {T(1.5), T(1)}};
     for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR})
         for (tsr_op ta : {TSR_OP_N, TSR_OP_T, TSR_OP_C})
             for (tsr_op tb : {TSR_OP_N, TSR_OP_T})
                 for (const auto &s : shapes)
                     for (const auto &ab : scalars) {
-                        auto p = Problem<T>::make(rng, layout, ta, tb, s[0], s[1], s[2], ab[0], ab[1], 3);
+                        auto p = Problem<T>::make(rng, layout, ta, tb, s[0], s[1], s[2], ab[0],
+                                                  ab[1], 3);
                         tsr_gemm_plan plan = make_plan(h, p);
                         ASSERT_NE(plan, nullptr);
                         for (int rep = 0; rep < 2; ++rep) { // a plan runs any number of times
                             auto C = p.C0;
-                            ASSERT_EQ(tsr_gemm_plan_execute(plan, double(p.alpha), p.A.data(), p.B.data(),
-                                                            double(p.beta), C.data()),
+                            ASSERT_EQ(tsr_gemm_plan_execute(plan, double(p.alpha), p.A.data(),
+                                                            p.B.data(), double(p.beta), C.data()),
                                       TSR_SUCCESS)
                                 << tsr_last_error();
                             ASSERT_TRUE(p.check(C.data()));
@@ -62,19 +64,21 @@ template <typename T> void check_batches(int64_t count) {
     for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR}) {
         std::vector<Problem<T>> ps;
         for (int64_t i = 0; i < count; ++i)
-            ps.push_back(Problem<T>::make(rng, layout, TSR_OP_T, TSR_OP_N, 9, 6, 5, T(0.75), T(-1), 2));
+            ps.push_back(
+                Problem<T>::make(rng, layout, TSR_OP_T, TSR_OP_N, 9, 6, 5, T(0.75), T(-1), 2));
         for (int64_t i = 1; i < count; ++i) ps[size_t(i)].A = ps[0].A; // one A for all (stride 0)
         tsr_gemm_plan plan = make_plan(h, ps[0]);
         ASSERT_NE(plan, nullptr);
-        const int64_t sa = int64_t(ps[0].A.size()), sb = int64_t(ps[0].B.size()), sc = int64_t(ps[0].C0.size());
+        const int64_t sa = int64_t(ps[0].A.size()), sb = int64_t(ps[0].B.size()),
+                      sc = int64_t(ps[0].C0.size());
         std::vector<T> B(size_t(sb * count)), C(size_t(sc * count));
         for (int64_t i = 0; i < count; ++i) {
             std::copy(ps[size_t(i)].B.begin(), ps[size_t(i)].B.end(), B.begin() + i * sb);
             std::copy(ps[size_t(i)].C0.begin(), ps[size_t(i)].C0.end(), C.begin() + i * sc);
         }
         auto pointer_C = C;
-        ASSERT_EQ(tsr_gemm_plan_execute_strided(plan, count, 0.75, ps[0].A.data(), 0, B.data(), sb, -1.0, C.data(),
-                                                sc),
+        ASSERT_EQ(tsr_gemm_plan_execute_strided(plan, count, 0.75, ps[0].A.data(), 0, B.data(), sb,
+                                                -1.0, C.data(), sc),
                   TSR_SUCCESS)
             << tsr_last_error();
         std::vector<const void *> pa, pb;
@@ -84,11 +88,14 @@ template <typename T> void check_batches(int64_t count) {
             pb.push_back(B.data() + i * sb);
             pc.push_back(pointer_C.data() + i * sc);
         }
-        ASSERT_EQ(tsr_gemm_plan_execute_batch(plan, count, 0.75, pa.data(), pb.data(), -1.0, pc.data()), TSR_SUCCESS)
+        ASSERT_EQ(
+            tsr_gemm_plan_execute_batch(plan, count, 0.75, pa.data(), pb.data(), -1.0, pc.data()),
+            TSR_SUCCESS)
             << tsr_last_error();
         for (int64_t i = 0; i < count; ++i) {
             ASSERT_TRUE(ps[size_t(i)].check(C.data() + i * sc)) << "strided, product " << i;
-            ASSERT_TRUE(ps[size_t(i)].check(pointer_C.data() + i * sc)) << "pointers, product " << i;
+            ASSERT_TRUE(ps[size_t(i)].check(pointer_C.data() + i * sc))
+                << "pointers, product " << i;
         }
         EXPECT_EQ(tsr_gemm_plan_destroy(plan), TSR_SUCCESS);
     }
@@ -108,23 +115,39 @@ TEST(GemmPlan, BadArgumentsAreRefused) {
         EXPECT_NE(std::string(tsr_last_error()).find(word), std::string::npos) << tsr_last_error();
         EXPECT_EQ(plan, untouched);
     };
-    refused(tsr_gemm_plan_create(nullptr, &plan, tsr_dtype(7), TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 2, 2, 2, 2, 2), "dtype");
-    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, tsr_layout(5), TSR_OP_N, TSR_OP_N, 2, 2, 2, 2, 2, 2), "layout");
-    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_COL_MAJOR, tsr_op(0), TSR_OP_N, 2, 2, 2, 2, 2, 2), "transa");
-    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, -1, 2, 2, 2, 2, 2), "m = -1");
-    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_N, 2, 3, 2, 1, 3, 3), "lda = 1");
-    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F32, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 3, 2, 2, 2, INT64_MAX),
+    refused(tsr_gemm_plan_create(nullptr, &plan, tsr_dtype(7), TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2,
+                                 2, 2, 2, 2, 2),
+            "dtype");
+    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, tsr_layout(5), TSR_OP_N, TSR_OP_N, 2, 2,
+                                 2, 2, 2, 2),
+            "layout");
+    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_COL_MAJOR, tsr_op(0), TSR_OP_N, 2, 2,
+                                 2, 2, 2, 2),
+            "transa");
+    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, -1, 2,
+                                 2, 2, 2, 2),
+            "m = -1");
+    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_N, 2, 3,
+                                 2, 1, 3, 3),
+            "lda = 1");
+    refused(tsr_gemm_plan_create(nullptr, &plan, TSR_F32, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 3,
+                                 2, 2, 2, INT64_MAX),
             "address space");
-    EXPECT_EQ(tsr_gemm_plan_create(nullptr, nullptr, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 2, 2, 2, 2, 2),
+    EXPECT_EQ(tsr_gemm_plan_create(nullptr, nullptr, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2,
+                                   2, 2, 2, 2, 2),
               TSR_ERR_INVALID_ARGUMENT);
 
-    ASSERT_EQ(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 2, 2, 2, 2, 2),
+    ASSERT_EQ(tsr_gemm_plan_create(nullptr, &plan, TSR_F64, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 2, 2,
+                                   2, 2, 2, 2),
               TSR_SUCCESS);
     std::vector<double> a(4, 1.0), c = behaviour::poisoned<double>(8);
     const std::vector<double> before = c;
-    EXPECT_EQ(tsr_gemm_plan_execute(nullptr, 1, a.data(), a.data(), 0, c.data()), TSR_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(tsr_gemm_plan_execute(plan, 1, nullptr, a.data(), 0, c.data()), TSR_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(tsr_gemm_plan_execute(plan, 1, a.data(), a.data(), 0, nullptr), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tsr_gemm_plan_execute(nullptr, 1, a.data(), a.data(), 0, c.data()),
+              TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tsr_gemm_plan_execute(plan, 1, nullptr, a.data(), 0, c.data()),
+              TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tsr_gemm_plan_execute(plan, 1, a.data(), a.data(), 0, nullptr),
+              TSR_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, -1, 1, a.data(), 0, a.data(), 0, 0, c.data(), 4),
               TSR_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, 2, 1, a.data(), -4, a.data(), 0, 0, c.data(), 4),
@@ -132,18 +155,24 @@ TEST(GemmPlan, BadArgumentsAreRefused) {
     // Cs 3 elements apart would overlap (each spans 4)
     EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, 2, 1, a.data(), 0, a.data(), 0, 0, c.data(), 3),
               TSR_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(tsr_last_error()).find("stride_c"), std::string::npos) << tsr_last_error();
-    EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, 2, 1, a.data(), INT64_MAX / 2, a.data(), 0, 0, c.data(), 4),
+    EXPECT_NE(std::string(tsr_last_error()).find("stride_c"), std::string::npos)
+        << tsr_last_error();
+    EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, 2, 1, a.data(), INT64_MAX / 2, a.data(), 0, 0,
+                                            c.data(), 4),
               TSR_ERR_INVALID_ARGUMENT);
     // a batch with one NULL C among valid ones: refused before any product runs
     const void *pa[2] = {a.data(), a.data()};
     void *pc[2] = {c.data(), nullptr};
     EXPECT_EQ(tsr_gemm_plan_execute_batch(plan, 2, 1, pa, pa, 0, pc), TSR_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(tsr_last_error()).find("product 1"), std::string::npos) << tsr_last_error();
-    EXPECT_EQ(std::memcmp(c.data(), before.data(), c.size() * sizeof(double)), 0) << "C was written";
+    EXPECT_NE(std::string(tsr_last_error()).find("product 1"), std::string::npos)
+        << tsr_last_error();
+    EXPECT_EQ(std::memcmp(c.data(), before.data(), c.size() * sizeof(double)), 0)
+        << "C was written";
     // count 0 and alpha 0 without A and B are fine
-    EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, 0, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0), TSR_SUCCESS);
-    EXPECT_EQ(tsr_gemm_plan_execute(plan, 0, nullptr, nullptr, 0, c.data()), TSR_SUCCESS) << tsr_last_error();
+    EXPECT_EQ(tsr_gemm_plan_execute_strided(plan, 0, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0),
+              TSR_SUCCESS);
+    EXPECT_EQ(tsr_gemm_plan_execute(plan, 0, nullptr, nullptr, 0, c.data()), TSR_SUCCESS)
+        << tsr_last_error();
     EXPECT_EQ(c[0], 0.0);
     EXPECT_EQ(tsr_gemm_plan_destroy(plan), TSR_SUCCESS);
     EXPECT_EQ(tsr_gemm_plan_destroy(nullptr), TSR_ERR_INVALID_ARGUMENT);

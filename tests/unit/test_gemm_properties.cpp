@@ -30,21 +30,59 @@ std::vector<Shape> small_shapes() {
 // MC (96, 128, 192, 256, 384), KC (256, 384), NC (2040, 2048, 4092, 4096; a second column
 // block only beyond 9/8 of NC), and the split of rows and column tiles between threads.
 std::vector<Shape> boundary_shapes() {
-    return {{127, 9, 255},  {128, 12, 256},  {129, 5, 257},   {255, 7, 31},   {256, 3, 513},
-            {257, 33, 17},  {513, 5, 9},     {3, 2047, 5},    {5, 2048, 3},   {2, 2049, 2},
-            {3, 4095, 4},   {4, 4096, 3},    {2, 4097, 257},  {9, 4, 1025},   {96, 100, 300},
-            {301, 299, 67}, {4, 8, 1},       {8, 4, 1},       {12, 12, 12},   {31, 11, 383},
-            {32, 12, 384},  {33, 13, 385},   {191, 25, 97},   {192, 6, 40},   {193, 7, 769},
-            {383, 5, 21},   {384, 24, 11},   {385, 13, 5},    {97, 2039, 3},  {3, 2040, 5},
-            {5, 2041, 2},   {2, 4091, 3},    {3, 4092, 2},    {2, 4093, 387}, {16, 6, 7},
-            {17, 7, 9},     {15, 5, 255},
+    return {{127, 9, 255},
+            {128, 12, 256},
+            {129, 5, 257},
+            {255, 7, 31},
+            {256, 3, 513},
+            {257, 33, 17},
+            {513, 5, 9},
+            {3, 2047, 5},
+            {5, 2048, 3},
+            {2, 2049, 2},
+            {3, 4095, 4},
+            {4, 4096, 3},
+            {2, 4097, 257},
+            {9, 4, 1025},
+            {96, 100, 300},
+            {301, 299, 67},
+            {4, 8, 1},
+            {8, 4, 1},
+            {12, 12, 12},
+            {31, 11, 383},
+            {32, 12, 384},
+            {33, 13, 385},
+            {191, 25, 97},
+            {192, 6, 40},
+            {193, 7, 769},
+            {383, 5, 21},
+            {384, 24, 11},
+            {385, 13, 5},
+            {97, 2039, 3},
+            {3, 2040, 5},
+            {5, 2041, 2},
+            {2, 4091, 3},
+            {3, 4092, 2},
+            {2, 4093, 387},
+            {16, 6, 7},
+            {17, 7, 9},
+            {15, 5, 255},
             // each side of direct_m (the unpacked path for short-wide products): 48, 96, 128
-            {47, 301, 263}, {49, 299, 257}, {95, 300, 259}, {97, 263, 301}, {128, 263, 257},
+            {47, 301, 263},
+            {49, 299, 257},
+            {95, 300, 259},
+            {97, 263, 301},
+            {128, 263, 257},
             {129, 257, 263},
             // packed, around the 64-row panels of the AVX-512 float kernel
-            {129, 131, 300}, {191, 47, 385}, {257, 13, 769},
+            {129, 131, 300},
+            {191, 47, 385},
+            {257, 13, 769},
             // two column blocks of equal width (packed, past every kernel's direct_m)
-            {97, 2297, 3}, {129, 4605, 3}, {5, 4609, 2}, {3, 2305, 4}};
+            {97, 2297, 3},
+            {129, 4605, 3},
+            {5, 4609, 2},
+            {3, 2305, 4}};
 }
 
 enum class Dtype { f32, f64 };
@@ -52,7 +90,7 @@ enum class Dtype { f32, f64 };
 using Param = std::tuple<Dtype, tsr_backend>;
 
 class GemmProperties : public ::testing::TestWithParam<Param> {
-  protected:
+protected:
     void SetUp() override {
         ASSERT_EQ(tsr_create(&handle_), TSR_SUCCESS);
         ASSERT_EQ(tsr_set_backend(handle_, std::get<1>(GetParam())), TSR_SUCCESS);
@@ -62,7 +100,7 @@ class GemmProperties : public ::testing::TestWithParam<Param> {
 
     ::testing::AssertionResult run(const GemmCase &c, int64_t pad) {
         return std::get<0>(GetParam()) == Dtype::f32 ? run_and_check<float>(handle_, c, pad)
-                                                      : run_and_check<double>(handle_, c, pad);
+                                                     : run_and_check<double>(handle_, c, pad);
     }
 
     // Every layout × op pair × (alpha, beta) in `pairs` for one shape.
@@ -87,7 +125,8 @@ const std::vector<std::pair<double, double>> kAllScalars = [] {
         for (double b : {0.0, 1.0, -1.0, -0.61}) v.push_back({a, b});
     return v;
 }();
-const std::vector<std::pair<double, double>> kSomeScalars = {{1.0, 0.0}, {-0.37, 1.0}, {0.7, -0.61}};
+const std::vector<std::pair<double, double>> kSomeScalars = {
+    {1.0, 0.0}, {-0.37, 1.0}, {0.7, -0.61}};
 
 TEST_P(GemmProperties, SmallShapesAllScalars) {
     for (const Shape &s : small_shapes()) {

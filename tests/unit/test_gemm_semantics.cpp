@@ -15,7 +15,7 @@ namespace tessera::test {
 namespace {
 
 class GemmSemantics : public ::testing::TestWithParam<tsr_backend> {
-  protected:
+protected:
     void SetUp() override {
         ASSERT_EQ(tsr_create(&h_), TSR_SUCCESS);
         ASSERT_EQ(tsr_set_backend(h_, GetParam()), TSR_SUCCESS);
@@ -49,14 +49,14 @@ TEST_P(GemmSemantics, NaNAndInfPropagate) {
     }
     // Inf · 0 is NaN.
     std::vector<float> A = {std::numeric_limits<float>::infinity()}, B = {0.0f}, C = {1.0f};
-    ASSERT_EQ(tsr_sgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, 1, 1.0f, A.data(), 1,
-                        B.data(), 1, 1.0f, C.data(), 1),
+    ASSERT_EQ(tsr_sgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, 1, 1.0f, A.data(), 1, B.data(),
+                        1, 1.0f, C.data(), 1),
               TSR_SUCCESS);
     EXPECT_TRUE(std::isnan(C[0]));
     // NaN in C survives beta != 0.
     A = {1.0f}, B = {1.0f}, C = {std::numeric_limits<float>::quiet_NaN()};
-    ASSERT_EQ(tsr_sgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, 1, 1.0f, A.data(), 1,
-                        B.data(), 1, 2.0f, C.data(), 1),
+    ASSERT_EQ(tsr_sgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, 1, 1.0f, A.data(), 1, B.data(),
+                        1, 2.0f, C.data(), 1),
               TSR_SUCCESS);
     EXPECT_TRUE(std::isnan(C[0]));
 }
@@ -65,7 +65,8 @@ TEST_P(GemmSemantics, BetaZeroNeverReadsC) {
     const int64_t m = 19, n = 23, k = 11;
     auto A = random_matrix<float>(m, k, TSR_COL_MAJOR, 0, 0.0f);
     auto B = random_matrix<float>(k, n, TSR_COL_MAJOR, 0, 0.0f);
-    for (float poison : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    for (float poison :
+         {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
         std::vector<float> C(size_t(m * n), poison);
         ASSERT_EQ(tsr_sgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, m, n, k, 1.0f, A.data.data(), m,
                             B.data.data(), k, 0.0f, C.data(), m),
@@ -92,8 +93,8 @@ TEST_P(GemmSemantics, AlphaZeroOrKZeroNeverReadsAB) {
     for (size_t i = 0; i < C.data.size(); ++i) ASSERT_EQ(C.data[i], -2.0 * C0.data[i]);
     // k = 0: the same with NULL operands.
     C = C0;
-    ASSERT_EQ(tsr_dgemm(h_, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_T, m, n, 0, 3.0, nullptr, 1, nullptr,
-                        n, 0.5, C.data.data(), m),
+    ASSERT_EQ(tsr_dgemm(h_, TSR_COL_MAJOR, TSR_OP_T, TSR_OP_T, m, n, 0, 3.0, nullptr, 1, nullptr, n,
+                        0.5, C.data.data(), m),
               TSR_SUCCESS);
     for (size_t i = 0; i < C.data.size(); ++i) ASSERT_EQ(C.data[i], 0.5 * C0.data[i]);
 }
@@ -115,8 +116,8 @@ TEST_P(GemmSemantics, QuickReturnsTouchNothing) {
     EXPECT_EQ(tsr_sgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 0, 4, 5, 1.0f, nullptr, 1, nullptr,
                         5, 0.0f, nullptr, 1),
               TSR_SUCCESS);
-    EXPECT_EQ(tsr_dgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 4, 0, 5, 1.0, nullptr, 4, nullptr,
-                        5, 0.0, nullptr, 4),
+    EXPECT_EQ(tsr_dgemm(h_, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 4, 0, 5, 1.0, nullptr, 4, nullptr, 5,
+                        0.0, nullptr, 4),
               TSR_SUCCESS);
 }
 
@@ -147,7 +148,8 @@ TEST_P(GemmSemantics, ConjTransIsTransAndLayoutsAgree) {
 INSTANTIATE_TEST_SUITE_P(Backends, GemmSemantics,
                          ::testing::Values(TSR_BACKEND_CPU, TSR_BACKEND_REFERENCE),
                          [](const auto &info) {
-                             return std::string(info.param == TSR_BACKEND_CPU ? "cpu" : "reference");
+                             return std::string(info.param == TSR_BACKEND_CPU ? "cpu"
+                                                                              : "reference");
                          });
 
 // The reference backend is an oracle: its sums are carried in double (long double for
@@ -167,7 +169,8 @@ TEST(ReferenceBackend, SgemmAccumulatesInDouble) {
     long double exact = 0;
     for (int64_t l = 0; l < k; ++l) exact += (long double)a[size_t(l)] * b[size_t(l)];
     float c = 0;
-    ASSERT_EQ(tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, k, 1.0f, a.data(), 1, b.data(), k, 0.0f, &c, 1),
+    ASSERT_EQ(tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, k, 1.0f, a.data(), 1, b.data(),
+                        k, 0.0f, &c, 1),
               TSR_SUCCESS);
     // one rounding to float at the end, and the double sum's own error far below it
     const long double rel = std::fabs((long double)c - exact) / exact;

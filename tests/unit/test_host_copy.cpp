@@ -13,13 +13,16 @@
 
 namespace {
 
-void check_copy(size_t width, int64_t cols, size_t spitch, size_t dpitch, size_t dst_offset, std::mt19937 &rng) {
-    std::vector<unsigned char> src(spitch * size_t(cols) + 64), dst(dpitch * size_t(cols) + dst_offset + 64);
+void check_copy(size_t width, int64_t cols, size_t spitch, size_t dpitch, size_t dst_offset,
+                std::mt19937 &rng) {
+    std::vector<unsigned char> src(spitch * size_t(cols) + 64),
+        dst(dpitch * size_t(cols) + dst_offset + 64);
     for (auto &b : src) b = static_cast<unsigned char>(rng());
     constexpr unsigned char kPoison = 0xA5;
     std::fill(dst.begin(), dst.end(), kPoison);
     const size_t src_offset = rng() % 16; // the source at any alignment too
-    tessera::cuda::copy_columns(dst.data() + dst_offset, dpitch, src.data() + src_offset, spitch, width, cols);
+    tessera::cuda::copy_columns(dst.data() + dst_offset, dpitch, src.data() + src_offset, spitch,
+                                width, cols);
     size_t wrong = 0, touched = 0;
     for (size_t i = 0; i < dst.size(); ++i) {
         const bool inside = i >= dst_offset && (i - dst_offset) / dpitch < size_t(cols) &&
@@ -36,7 +39,8 @@ void check_copy(size_t width, int64_t cols, size_t spitch, size_t dpitch, size_t
 }
 
 TEST(HostCopy, SmallCopiesEveryAlignment) {
-    std::mt19937 rng(std::mt19937::result_type(tessera::test::seed_for(tessera::test::test_label())));
+    std::mt19937 rng(
+        std::mt19937::result_type(tessera::test::seed_for(tessera::test::test_label())));
     for (size_t offset = 0; offset < 16; ++offset)
         for (size_t width : {size_t(1), size_t(15), size_t(64), size_t(100), size_t(4099)})
             check_copy(width, 3, width + 7, width + 13, offset, rng);
@@ -45,7 +49,8 @@ TEST(HostCopy, SmallCopiesEveryAlignment) {
 }
 
 TEST(HostCopy, LargeCopiesSharedAmongThreads) {
-    std::mt19937 rng(std::mt19937::result_type(tessera::test::seed_for(tessera::test::test_label())));
+    std::mt19937 rng(
+        std::mt19937::result_type(tessera::test::seed_for(tessera::test::test_label())));
     // Many columns (a column or more per thread), a few wide ones (columns cut in pieces),
     // one column, pitches with gaps and destinations off every 16-byte boundary.
     check_copy(32768, 160, 32768, 32768, 0, rng);

@@ -27,9 +27,11 @@ template <typename T> void fortran_lp64(const Problem<T> &p, T *C) {
     const int m = int(p.m), n = int(p.n), k = int(p.k), lda = int(p.lda), ldb = int(p.ldb),
               ldc = int(p.ldc);
     if constexpr (std::is_same_v<T, float>)
-        sgemm_(&ta, &tb, &m, &n, &k, &p.alpha, p.A.data(), &lda, p.B.data(), &ldb, &p.beta, C, &ldc, 1, 1);
+        sgemm_(&ta, &tb, &m, &n, &k, &p.alpha, p.A.data(), &lda, p.B.data(), &ldb, &p.beta, C, &ldc,
+               1, 1);
     else
-        dgemm_(&ta, &tb, &m, &n, &k, &p.alpha, p.A.data(), &lda, p.B.data(), &ldb, &p.beta, C, &ldc, 1, 1);
+        dgemm_(&ta, &tb, &m, &n, &k, &p.alpha, p.A.data(), &lda, p.B.data(), &ldb, &p.beta, C, &ldc,
+               1, 1);
 }
 
 template <typename T> void fortran_ilp64(const Problem<T> &p, T *C) {
@@ -53,11 +55,11 @@ template <typename T> void cblas_lp64(const Problem<T> &p, T *C) {
 
 template <typename T> void cblas_ilp64(const Problem<T> &p, T *C) {
     if constexpr (std::is_same_v<T, float>)
-        cblas_sgemm_64(p.layout, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.A.data(), p.lda,
-                       p.B.data(), p.ldb, p.beta, C, p.ldc);
+        cblas_sgemm_64(p.layout, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.A.data(), p.lda, p.B.data(),
+                       p.ldb, p.beta, C, p.ldc);
     else
-        cblas_dgemm_64(p.layout, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.A.data(), p.lda,
-                       p.B.data(), p.ldb, p.beta, C, p.ldc);
+        cblas_dgemm_64(p.layout, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.A.data(), p.lda, p.B.data(),
+                       p.ldb, p.beta, C, p.ldc);
 }
 
 // Both doors give the float64 oracle's answer, and the very same bits (they share one path).
@@ -90,8 +92,8 @@ template <typename T> void check_cblas_twins() {
         for (const Shape &s : kShapes)
             for (tsr_op ta : kOps)
                 for (tsr_op tb : kOps) {
-                    auto p = Problem<T>::make(rng, layout, ta, tb, s.m, s.n, s.k, T(-1.1),
-                                              T(0.6), int64_t(s.n % 4));
+                    auto p = Problem<T>::make(rng, layout, ta, tb, s.m, s.n, s.k, T(-1.1), T(0.6),
+                                              int64_t(s.n % 4));
                     compare_doors<T>(p, cblas_lp64<T>, cblas_ilp64<T>);
                 }
 }
@@ -104,12 +106,12 @@ TEST(Ilp64Doors, CblasDgemm64MatchesCblasDgemm) { check_cblas_twins<double>(); }
 // ---- elements beyond 2^31 ----
 
 constexpr int64_t kFar = (int64_t(1) << 31) + 64; // a leading dimension past INT_MAX
-constexpr int64_t kEdge = INT_MAX;                 // the largest an LP64 door takes
+constexpr int64_t kEdge = INT_MAX;                // the largest an LP64 door takes
 
 // An anonymous private mapping with MAP_NORESERVE: gigabytes of address space of which only
 // the touched pages take memory (untouched ones read as zero).
 template <typename T> class Sparse {
-  public:
+public:
     explicit Sparse(size_t count) : bytes_(count * sizeof(T)) {
         void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -123,7 +125,7 @@ template <typename T> class Sparse {
     T *data() const { return data_; }
     size_t bytes() const { return bytes_; }
 
-  private:
+private:
     size_t bytes_;
     T *data_ = nullptr;
 };
@@ -156,30 +158,41 @@ void call(Door door, tsr_layout layout, tsr_op ta, tsr_op tb, int64_t m, int64_t
     const char cta = behaviour::op_char(ta), ctb = behaviour::op_char(tb);
     switch (door) {
     case Door::Fortran32: {
-        const int m32 = int(m), n32 = int(n), k32 = int(k), a32 = int(lda), b32 = int(ldb), c32 = int(ldc);
-        if constexpr (f32) sgemm_(&cta, &ctb, &m32, &n32, &k32, &alpha, A, &a32, B, &b32, &beta, C, &c32, 1, 1);
+        const int m32 = int(m), n32 = int(n), k32 = int(k), a32 = int(lda), b32 = int(ldb),
+                  c32 = int(ldc);
+        if constexpr (f32)
+            sgemm_(&cta, &ctb, &m32, &n32, &k32, &alpha, A, &a32, B, &b32, &beta, C, &c32, 1, 1);
         else dgemm_(&cta, &ctb, &m32, &n32, &k32, &alpha, A, &a32, B, &b32, &beta, C, &c32, 1, 1);
         break;
     }
     case Door::Fortran64:
-        if constexpr (f32) sgemm_64_(&cta, &ctb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
+        if constexpr (f32)
+            sgemm_64_(&cta, &ctb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
         else dgemm_64_(&cta, &ctb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
         break;
     case Door::Cblas32:
-        if constexpr (f32) cblas_sgemm(layout, ta, tb, int(m), int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
-        else cblas_dgemm(layout, ta, tb, int(m), int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+        if constexpr (f32)
+            cblas_sgemm(layout, ta, tb, int(m), int(n), int(k), alpha, A, int(lda), B, int(ldb),
+                        beta, C, int(ldc));
+        else
+            cblas_dgemm(layout, ta, tb, int(m), int(n), int(k), alpha, A, int(lda), B, int(ldb),
+                        beta, C, int(ldc));
         break;
     case Door::Cblas64:
-        if constexpr (f32) cblas_sgemm_64(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        if constexpr (f32)
+            cblas_sgemm_64(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         else cblas_dgemm_64(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         break;
     case Door::TsrCpu:
     case Door::TsrReference: {
         tsr_handle h = nullptr;
         ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
-        ASSERT_EQ(tsr_set_backend(h, door == Door::TsrCpu ? TSR_BACKEND_CPU : TSR_BACKEND_REFERENCE), TSR_SUCCESS);
+        ASSERT_EQ(
+            tsr_set_backend(h, door == Door::TsrCpu ? TSR_BACKEND_CPU : TSR_BACKEND_REFERENCE),
+            TSR_SUCCESS);
         tsr_status s;
-        if constexpr (f32) s = tsr_sgemm(h, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        if constexpr (f32)
+            s = tsr_sgemm(h, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         else s = tsr_dgemm(h, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         EXPECT_EQ(s, TSR_SUCCESS) << tsr_last_error();
         tsr_destroy(h);
@@ -193,24 +206,29 @@ void call(Door door, tsr_layout layout, tsr_op ta, tsr_op tb, int64_t m, int64_t
 template <typename T> void check_far(const FarCase &c) {
     SCOPED_TRACE(std::string(door_name(c.door)) + (c.layout == TSR_COL_MAJOR ? " col" : " row") +
                  " ta=" + behaviour::op_char(c.ta) + " tb=" + behaviour::op_char(c.tb) +
-                 " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
-                 " lda=" + std::to_string(c.lda) + " ldb=" + std::to_string(c.ldb) + " ldc=" + std::to_string(c.ldc));
+                 " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                 " k=" + std::to_string(c.k) + " lda=" + std::to_string(c.lda) +
+                 " ldb=" + std::to_string(c.ldb) + " ldc=" + std::to_string(c.ldc));
     using behaviour::at;
     const bool col = c.layout == TSR_COL_MAJOR;
-    const int64_t ar = behaviour::stored_rows(c.ta, c.m, c.k), ac = behaviour::stored_cols(c.ta, c.m, c.k);
-    const int64_t br = behaviour::stored_rows(c.tb, c.k, c.n), bc = behaviour::stored_cols(c.tb, c.k, c.n);
+    const int64_t ar = behaviour::stored_rows(c.ta, c.m, c.k),
+                  ac = behaviour::stored_cols(c.ta, c.m, c.k);
+    const int64_t br = behaviour::stored_rows(c.tb, c.k, c.n),
+                  bc = behaviour::stored_cols(c.tb, c.k, c.n);
     const int64_t lda = c.lda ? c.lda : (col ? ar : ac), ldb = c.ldb ? c.ldb : (col ? br : bc);
     const int64_t ldc = c.ldc ? c.ldc : (col ? c.m : c.n);
 
     // One extra element after C, to see that nothing past the matrix is written.
-    Sparse<T> A(behaviour::storage(c.layout, ar, ac, lda)), B(behaviour::storage(c.layout, br, bc, ldb)),
+    Sparse<T> A(behaviour::storage(c.layout, ar, ac, lda)),
+        B(behaviour::storage(c.layout, br, bc, ldb)),
         C(behaviour::storage(c.layout, c.m, c.n, ldc) + 1);
     if (!A.data() || !B.data() || !C.data())
         GTEST_SKIP() << "mmap(MAP_NORESERVE) of " << (A.bytes() + B.bytes() + C.bytes()) / (1 << 20)
                      << " MiB of address space failed here";
 
-    auto rng = behaviour::rng_for(behaviour::test_label() + door_name(c.door) + std::to_string(c.lda) +
-                                  std::to_string(c.ldb) + std::to_string(c.ldc) + std::to_string(int(c.layout)));
+    auto rng = behaviour::rng_for(behaviour::test_label() + door_name(c.door) +
+                                  std::to_string(c.lda) + std::to_string(c.ldb) +
+                                  std::to_string(c.ldc) + std::to_string(int(c.layout)));
     std::uniform_real_distribution<double> dist(0.5, 1.5); // away from zero: each term counts
     auto fill = [&](T *X, int64_t rows, int64_t cols, int64_t ld) {
         for (int64_t i = 0; i < rows; ++i)
@@ -269,11 +287,13 @@ template <typename T> void check_far(const FarCase &c) {
             const double got = C.data()[ic];
             EXPECT_LE(std::fabs(got - expected[e]), bound[e])
                 << "C(" << i << "," << j << ") at element " << ic << " = " << got << ", expected "
-                << expected[e] << " (ignoring elements beyond 2^31 would give " << without_far[e] << ")";
+                << expected[e] << " (ignoring elements beyond 2^31 would give " << without_far[e]
+                << ")";
         }
     EXPECT_TRUE(std::isnan(C.data()[past])) << "the element after C was written";
     if (has_gap) {
-        EXPECT_TRUE(std::isnan(C.data()[gap])) << "an element between columns (rows) of C was written";
+        EXPECT_TRUE(std::isnan(C.data()[gap]))
+            << "an element between columns (rows) of C was written";
     }
 }
 

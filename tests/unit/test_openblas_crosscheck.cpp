@@ -21,7 +21,8 @@ struct OpenBlas {
 #if defined(__SANITIZE_ADDRESS__)
         return; // the sanitizer runtime refuses RTLD_DEEPBIND; the plain build runs this test
 #endif
-        for (const char *name : {"libopenblas.so.0", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"}) {
+        for (const char *name :
+             {"libopenblas.so.0", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"}) {
             lib = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
             if (lib) break;
         }
@@ -56,7 +57,8 @@ template <typename T> void crosscheck(tsr_handle h, const GemmCase &c) {
 }
 
 TEST(OpenBlasCrossCheck, SameInputsBothWithinTheBound) {
-    if (!openblas().sgemm || !openblas().dgemm) GTEST_SKIP() << "OpenBLAS (libopenblas.so.0) not found, or a sanitizer build";
+    if (!openblas().sgemm || !openblas().dgemm)
+        GTEST_SKIP() << "OpenBLAS (libopenblas.so.0) not found, or a sanitizer build";
     tsr_handle h;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
@@ -65,7 +67,11 @@ TEST(OpenBlasCrossCheck, SameInputsBothWithinTheBound) {
         GemmCase c{trial % 2 ? TSR_ROW_MAJOR : TSR_COL_MAJOR,
                    (trial / 2) % 2 ? TSR_OP_T : TSR_OP_N,
                    (trial / 4) % 2 ? TSR_OP_T : TSR_OP_N,
-                   size(rng()), size(rng()), size(rng()), 0.75, trial % 3 ? 0.0 : -1.25};
+                   size(rng()),
+                   size(rng()),
+                   size(rng()),
+                   0.75,
+                   trial % 3 ? 0.0 : -1.25};
         crosscheck<float>(h, c);
         crosscheck<double>(h, c);
         if (HasFailure()) break;

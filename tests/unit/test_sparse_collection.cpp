@@ -33,7 +33,8 @@ std::map<std::string, int64_t> indexed_nnz() {
         }
         const auto file = std::find(header.begin(), header.end(), "file") - header.begin();
         const auto full = std::find(header.begin(), header.end(), "nnz_full") - header.begin();
-        if (size_t(file) < cells.size() && size_t(full) < cells.size()) out[cells[size_t(file)]] = std::stoll(cells[size_t(full)]);
+        if (size_t(file) < cells.size() && size_t(full) < cells.size())
+            out[cells[size_t(file)]] = std::stoll(cells[size_t(full)]);
     }
     return out;
 }
@@ -41,12 +42,14 @@ std::map<std::string, int64_t> indexed_nnz() {
 class SparseCollection : public ::testing::TestWithParam<std::string> {};
 
 template <typename T>
-void products(const Entries &e, tsr_handle h, tsr_format format, tsr_index_type itype, Door door, uint64_t seed) {
+void products(const Entries &e, tsr_handle h, tsr_format format, tsr_index_type itype, Door door,
+              uint64_t seed) {
     SCOPED_TRACE(std::string("dtype=") + (sizeof(T) == 4 ? "f32" : "f64") +
                  " itype=" + (itype == TSR_INDEX_I32 ? "i32" : "i64") + " door=" + door_name(door) +
                  " format=" + tessera::test::format_label(format));
     tsr_sparse A = nullptr;
-    ASSERT_EQ(tessera::test::create_matrix<T>(h, e, itype, door, &A), TSR_SUCCESS) << tsr_last_error();
+    ASSERT_EQ(tessera::test::create_matrix<T>(h, e, itype, door, &A), TSR_SUCCESS)
+        << tsr_last_error();
     const tsr_status s = tsr_sparse_optimize(h, A, format);
     if (s == TSR_ERR_NOT_SUPPORTED) {
         EXPECT_TRUE(format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA) << tsr_last_error();
@@ -76,17 +79,19 @@ TEST_P(SparseCollection, ReadAndMultiplyInEveryFormat) {
     ASSERT_EQ(tsr_set_num_threads(h, 2), TSR_SUCCESS);
     uint64_t seed = std::hash<std::string>{}(GetParam());
     int variant = 0;
-    for (tsr_format format : {TSR_FORMAT_AUTO, TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA,
-                              TSR_FORMAT_HYB})
+    for (tsr_format format : {TSR_FORMAT_AUTO, TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL,
+                              TSR_FORMAT_DIA, TSR_FORMAT_HYB})
         for (tsr_index_type itype : {TSR_INDEX_I32, TSR_INDEX_I64}) {
             const Door door = (variant++ % 2) ? Door::coo : Door::csr;
             products<float>(e, h, format, itype, door, seed += 10);
-            products<double>(e, h, format, itype, door == Door::csr ? Door::coo : Door::csr, seed += 10);
+            products<double>(e, h, format, itype, door == Door::csr ? Door::coo : Door::csr,
+                             seed += 10);
         }
     tsr_destroy(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(SuiteSparse, SparseCollection, ::testing::ValuesIn(tessera::test::shared_matrix_names()),
+INSTANTIATE_TEST_SUITE_P(SuiteSparse, SparseCollection,
+                         ::testing::ValuesIn(tessera::test::shared_matrix_names()),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                              std::string n = info.param;
                              for (char &c : n)

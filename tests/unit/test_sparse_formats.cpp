@@ -37,9 +37,14 @@ template <typename V, typename I> void expect_equal(const Csr<V, I> &a, const Cs
 
 std::vector<tessera::bench::CsrMatrix> shapes() {
     using namespace tessera::bench;
-    return {random_k_per_row(300, 200, 7, 1), with_empty_rows(400, 300, 5, 0.3, 2),
-            one_dense_row(50, 700, 3, 12, 3), banded(600, 4, 0.9, 4), tridiagonal(100, 5),
-            power_law(800, 800, 8, 6), laplacian_2d(12), random_k_per_row(1, 1, 1, 7),
+    return {random_k_per_row(300, 200, 7, 1),
+            with_empty_rows(400, 300, 5, 0.3, 2),
+            one_dense_row(50, 700, 3, 12, 3),
+            banded(600, 4, 0.9, 4),
+            tridiagonal(100, 5),
+            power_law(800, 800, 8, 6),
+            laplacian_2d(12),
+            random_k_per_row(1, 1, 1, 7),
             random_k_per_row(37, 5, 2, 8)};
 }
 
@@ -50,7 +55,8 @@ template <typename V, typename I> void round_trips() {
         const Structure s = analyze(a, row_stats(a.rows, a.cols, a.row_ptr.data()));
         expect_equal(a, coo_to_csr(csr_to_coo(a)));
         expect_equal(a, ell_to_csr(csr_to_ell(a, s.row.max_len)));
-        for (int64_t w : {int64_t(0), int64_t(1), s.hyb_width, s.row.max_len}) expect_equal(a, hyb_to_csr(csr_to_hyb(a, w)));
+        for (int64_t w : {int64_t(0), int64_t(1), s.hyb_width, s.row.max_len})
+            expect_equal(a, hyb_to_csr(csr_to_hyb(a, w)));
         expect_equal(a, dia_to_csr<V, I>(csr_to_dia(a, s))); // the generators never store zeros
         expect_equal(a, transpose(transpose(a)));
     }
@@ -71,7 +77,8 @@ TEST(SparseFormats, BucketedTransposeMatchesTheDefinition) {
     ASSERT_EQ(t.cols, a.rows);
     // Every entry of A appears once in Aᵀ, rows sorted.
     for (int64_t j = 0; j < t.rows; ++j)
-        for (int64_t p = t.row_ptr[j] + 1; p < int64_t(t.row_ptr[j + 1]); ++p) ASSERT_LT(t.col[p - 1], t.col[p]);
+        for (int64_t p = t.row_ptr[j] + 1; p < int64_t(t.row_ptr[j + 1]); ++p)
+            ASSERT_LT(t.col[p - 1], t.col[p]);
     expect_equal(a, transpose(t, 2));
     expect_equal(t, transpose(a, 1));
 }
@@ -117,13 +124,15 @@ TEST(SparseFormats, StructureOfKnownMatrices) {
 TEST(SparseFormats, PaddingLimit) {
     EXPECT_TRUE(padding_fault("ELL", 8000, 1000, "").empty());
     EXPECT_FALSE(padding_fault("ELL", 8001, 1000, "").empty());
-    EXPECT_TRUE(padding_fault("DIA", kPaddingFloor, 1, "").empty()) << "tiny matrices are never refused";
+    EXPECT_TRUE(padding_fault("DIA", kPaddingFloor, 1, "").empty())
+        << "tiny matrices are never refused";
 }
 
 TEST(SparseFormats, AutoRules) {
     enum class Target { cpu, cpu_simd }; // without and with fast SIMD gathers
     auto plan = [](const tessera::bench::CsrMatrix &m, Target target = Target::cpu) {
-        const Planner rules = [target](const Structure &st, tsr_format requested, size_t vb, size_t ib) {
+        const Planner rules = [target](const Structure &st, tsr_format requested, size_t vb,
+                                       size_t ib) {
             return tessera::cpu::plan_format(st, target == Target::cpu_simd, requested, vb, ib);
         };
         Storage s{Typed<double, int32_t>{}};
@@ -140,12 +149,16 @@ TEST(SparseFormats, AutoRules) {
     EXPECT_EQ(plan(tessera::bench::one_dense_row(20000, 20000, 4, 5, 1)).format, TSR_FORMAT_CSR);
     EXPECT_EQ(plan(tessera::bench::random_k_per_row(100, 100, 3, 1)).format, TSR_FORMAT_CSR);
     // With SIMD gathers, short rows go to ELL (regular) or HYB (a few long rows).
-    EXPECT_EQ(plan(tessera::bench::random_k_per_row(5000, 5000, 7, 1), Target::cpu_simd).format, TSR_FORMAT_ELL);
-    EXPECT_EQ(plan(tessera::bench::one_dense_row(5000, 5000, 4, 9, 1), Target::cpu_simd).format, TSR_FORMAT_HYB);
-    EXPECT_EQ(plan(tessera::bench::random_k_per_row(5000, 5000, 40, 1), Target::cpu_simd).format, TSR_FORMAT_CSR)
+    EXPECT_EQ(plan(tessera::bench::random_k_per_row(5000, 5000, 7, 1), Target::cpu_simd).format,
+              TSR_FORMAT_ELL);
+    EXPECT_EQ(plan(tessera::bench::one_dense_row(5000, 5000, 4, 9, 1), Target::cpu_simd).format,
+              TSR_FORMAT_HYB);
+    EXPECT_EQ(plan(tessera::bench::random_k_per_row(5000, 5000, 40, 1), Target::cpu_simd).format,
+              TSR_FORMAT_CSR)
         << "long rows";
     // Columns scattered over an x beyond L2: CSR on tiles, whatever the rows.
-    const Plan scattered = plan(tessera::bench::random_k_per_row(4000, 300000, 40, 1), Target::cpu_simd);
+    const Plan scattered =
+        plan(tessera::bench::random_k_per_row(4000, 300000, 40, 1), Target::cpu_simd);
     EXPECT_EQ(scattered.format, TSR_FORMAT_CSR);
     EXPECT_EQ(tessera::cpu::SpmvKernel(scattered.kernel), tessera::cpu::SpmvKernel::tiles);
     EXPECT_TRUE(scattered.tiled);

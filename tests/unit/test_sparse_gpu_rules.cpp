@@ -31,7 +31,8 @@ CsrKernel kernel_of(const Plan &p) { return CsrKernel(p.kernel); }
 Storage storage_of(const tessera::bench::CsrMatrix &m) {
     std::vector<int32_t> rp(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
     Typed<double, int32_t> t;
-    t.csr = assemble_from_csr<double, int32_t>(m.rows, m.cols, m.nnz(), rp.data(), col.data(), m.val.data());
+    t.csr = assemble_from_csr<double, int32_t>(m.rows, m.cols, m.nnz(), rp.data(), col.data(),
+                                               m.val.data());
     t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
     return Storage{std::move(t)};
 }
@@ -84,11 +85,14 @@ TEST(SparseGpuRules, CsrKernelFromRowLengths) {
     EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 40, 1)), CsrKernel::lanes16);
     EXPECT_EQ(csr_kernel(random_k_per_row(1000, 20000, 80, 1)), CsrKernel::lanes32);
     EXPECT_EQ(csr_kernel(power_law(20000, 20000, 10, 1)), CsrKernel::merge);
-    EXPECT_EQ(csr_kernel(one_dense_row(3000, 3000, 4, 7, 1)), CsrKernel::merge) << "a row of 3000: 1500 steps";
+    EXPECT_EQ(csr_kernel(one_dense_row(3000, 3000, 4, 7, 1)), CsrKernel::merge)
+        << "a row of 3000: 1500 steps";
     EXPECT_EQ(csr_kernel(random_k_per_row(10, 10, 0, 1)), CsrKernel::rows);
     // A named format gets its GPU kernel too.
-    EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_CSR)), CsrKernel::lanes4);
-    EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_ELL)), CsrKernel::rows);
+    EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_CSR)),
+              CsrKernel::lanes4);
+    EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_ELL)),
+              CsrKernel::rows);
 }
 
 // gpu_tiles: short rows scattered over a wide x, only where allowed (kGpuTilesAuto, off until
@@ -105,8 +109,10 @@ TEST(SparseGpuRules, TilesOnlyWhereAllowed) {
     EXPECT_EQ(kernel(wide, true), CsrKernel::tiles);
     EXPECT_EQ(kernel(wide, false), CsrKernel::merge);
     EXPECT_EQ(kernel(wide, kGpuTilesAuto), kGpuTilesAuto ? CsrKernel::tiles : CsrKernel::merge);
-    EXPECT_EQ(kernel(random_k_per_row(20000, 20000, 16, 1), true), CsrKernel::lanes8) << "x of 20000";
-    EXPECT_EQ(kernel(random_k_per_row(2000, int64_t(1) << 20, 80, 1), true), CsrKernel::merge) << "rows of 80";
+    EXPECT_EQ(kernel(random_k_per_row(20000, 20000, 16, 1), true), CsrKernel::lanes8)
+        << "x of 20000";
+    EXPECT_EQ(kernel(random_k_per_row(2000, int64_t(1) << 20, 80, 1), true), CsrKernel::merge)
+        << "rows of 80";
     if (!kGpuTilesAuto) EXPECT_NE(kernel_of(gpu_plan(wide, TSR_FORMAT_CSR)), CsrKernel::tiles);
 }
 
@@ -114,12 +120,14 @@ TEST(SparseGpuRules, TilesOnlyWhereAllowed) {
 TEST(SparseGpuRules, AutoTakesTilesForScatteredRows) {
     using namespace tessera::bench;
     auto plan_of = [](const CsrMatrix &m, bool single) {
-        std::vector<int32_t> rp(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
+        std::vector<int32_t> rp(m.row_ptr.begin(), m.row_ptr.end()),
+            col(m.col.begin(), m.col.end());
         Storage s{Typed<double, int32_t>{}};
         if (single) {
             std::vector<float> val(m.val.begin(), m.val.end());
             Typed<float, int32_t> t;
-            t.csr = assemble_from_csr<float, int32_t>(m.rows, m.cols, m.nnz(), rp.data(), col.data(), val.data());
+            t.csr = assemble_from_csr<float, int32_t>(m.rows, m.cols, m.nnz(), rp.data(),
+                                                      col.data(), val.data());
             t.rows = row_stats(t.csr.rows, t.csr.cols, t.csr.row_ptr.data());
             s = Storage{std::move(t)};
         } else {
@@ -136,7 +144,8 @@ TEST(SparseGpuRules, AutoTakesTilesForScatteredRows) {
     const Plan d = plan_of(wide, false);
     EXPECT_EQ(d.format, TSR_FORMAT_CSR) << d.reason;
     EXPECT_EQ(kernel_of(d), CsrKernel::tiles) << d.reason;
-    EXPECT_NE(kernel_of(plan_of(random_k_per_row(20000, 20000, 16, 1), true)), CsrKernel::tiles) << "x of 20000";
+    EXPECT_NE(kernel_of(plan_of(random_k_per_row(20000, 20000, 16, 1), true)), CsrKernel::tiles)
+        << "x of 20000";
     // A long row: float still takes the tiles (the row goes to long tiles), double does not.
     CsrMatrix long_row = one_dense_row(200000, int64_t(1) << 20, 8, 5, 1); // mean 13
     EXPECT_EQ(kernel_of(plan_of(long_row, true)), CsrKernel::tiles) << "float, a long row";
@@ -150,7 +159,8 @@ TEST(SparseGpuRules, SmallMatricesTakeCsr) {
     EXPECT_EQ(banded_small.format, TSR_FORMAT_CSR) << banded_small.reason;
     EXPECT_NE(banded_small.reason.find("small"), std::string::npos) << banded_small.reason;
     EXPECT_EQ(gpu_plan(one_dense_row(3000, 3000, 4, 9, 1)).format, TSR_FORMAT_CSR);
-    EXPECT_EQ(gpu_plan(tridiagonal(100000, 1)).format, TSR_FORMAT_DIA) << "300 000 entries: not small";
+    EXPECT_EQ(gpu_plan(tridiagonal(100000, 1)).format, TSR_FORMAT_DIA)
+        << "300 000 entries: not small";
 }
 
 TEST(SparseGpuRules, KernelNames) {

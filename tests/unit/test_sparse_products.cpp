@@ -72,15 +72,25 @@ std::vector<Generated> generated() {
         {"zero_cols", [] { return empty_matrix(5, 0); }, false},
         {"zero_by_zero", [] { return empty_matrix(0, 0); }, false},
         {"no_entries", [] { return empty_matrix(7, 9); }, false},
-        {"large_power_law", [] { return from_csr(power_law(6000 / kScale, 6000 / kScale, 12, 10)); }, true},
-        {"large_dense_row", [] { return from_csr(one_dense_row(3000 / kScale, 60000 / kScale, 4, 1500 / kScale, 11)); }, true},
+        {"large_power_law",
+         [] { return from_csr(power_law(6000 / kScale, 6000 / kScale, 12, 10)); }, true},
+        {"large_dense_row",
+         [] {
+             return from_csr(one_dense_row(3000 / kScale, 60000 / kScale, 4, 1500 / kScale, 11));
+         },
+         true},
         {"large_laplacian", [] { return from_csr(laplacian_2d(160 / kScale)); }, true},
-        {"large_empty_rows", [] { return from_csr(with_empty_rows(20000 / kScale, 20000 / kScale, 6, 0.5, 12)); }, true},
+        {"large_empty_rows",
+         [] { return from_csr(with_empty_rows(20000 / kScale, 20000 / kScale, 6, 0.5, 12)); },
+         true},
         // Columns scattered over more than 2^17: CSR runs on tiles (one and two blocks of rows).
-        {"large_scattered", [] { return from_csr(random_k_per_row(3000 / kScale, 200000, 40, 13)); }, true},
-        {"large_scattered_tall", [] { return from_csr(random_k_per_row(40000 / kScale, 150000, 3, 14)); }, true},
+        {"large_scattered",
+         [] { return from_csr(random_k_per_row(3000 / kScale, 200000, 40, 13)); }, true},
+        {"large_scattered_tall",
+         [] { return from_csr(random_k_per_row(40000 / kScale, 150000, 3, 14)); }, true},
         // Aᵀ scattered: the transposed copy runs on tiles.
-        {"large_scattered_transpose", [] { return from_csr(random_k_per_row(200000 / kScale, 3000, 1, 15)); }, true},
+        {"large_scattered_transpose",
+         [] { return from_csr(random_k_per_row(200000 / kScale, 3000, 1, 15)); }, true},
     };
 }
 
@@ -90,8 +100,8 @@ constexpr tsr_format kFormats[] = {TSR_FORMAT_AUTO, TSR_FORMAT_CSR, TSR_FORMAT_C
                                    TSR_FORMAT_ELL,  TSR_FORMAT_DIA, TSR_FORMAT_HYB};
 
 template <typename T>
-void run_all(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type itype, Door door, bool large,
-             uint64_t seed) {
+void run_all(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type itype, Door door,
+             bool large, uint64_t seed) {
     SCOPED_TRACE(std::string("dtype=") + (sizeof(T) == 4 ? "f32" : "f64") +
                  " itype=" + (itype == TSR_INDEX_I32 ? "i32" : "i64") + " door=" + door_name(door) +
                  " format=" + tessera::test::format_label(format));
@@ -100,7 +110,8 @@ void run_all(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type i
     tsr_status s = tsr_sparse_optimize(h, A, format);
     if (s == TSR_ERR_NOT_SUPPORTED) { // padding limit: the matrix keeps CSR
         EXPECT_TRUE(format == TSR_FORMAT_ELL || format == TSR_FORMAT_DIA) << tsr_last_error();
-        EXPECT_NE(std::string(tsr_last_error()).find("slots"), std::string::npos) << tsr_last_error();
+        EXPECT_NE(std::string(tsr_last_error()).find("slots"), std::string::npos)
+            << tsr_last_error();
         tsr_format kept = TSR_FORMAT_AUTO;
         EXPECT_EQ(tsr_sparse_get_format(A, &kept), TSR_SUCCESS);
         EXPECT_EQ(kept, TSR_FORMAT_CSR);
@@ -124,8 +135,8 @@ void run_all(tsr_handle h, const Entries &e, tsr_format format, tsr_index_type i
 TEST_P(SparseGenerated, EveryFormatTypeOpAndScale) {
     const Generated g = generated()[GetParam()];
     const Entries e = scramble(g.make(), GetParam() + 100);
-    SCOPED_TRACE(g.name + " " + std::to_string(e.rows) + "x" + std::to_string(e.cols) + " entries " +
-                 std::to_string(e.nnz()));
+    SCOPED_TRACE(g.name + " " + std::to_string(e.rows) + "x" + std::to_string(e.cols) +
+                 " entries " + std::to_string(e.nnz()));
     struct Run {
         tsr_backend backend;
         int threads;
@@ -135,7 +146,8 @@ TEST_P(SparseGenerated, EveryFormatTypeOpAndScale) {
     if (g.large && kScale > 1) runs = {{TSR_BACKEND_CPU, 3}}; // sanitizers: the threaded paths only
     uint64_t seed = 1000 * GetParam();
     for (const Run &run : runs) {
-        SCOPED_TRACE(std::string("backend=") + (run.backend == TSR_BACKEND_CPU ? "cpu" : "reference") +
+        SCOPED_TRACE(std::string("backend=") +
+                     (run.backend == TSR_BACKEND_CPU ? "cpu" : "reference") +
                      " threads=" + std::to_string(run.threads));
         tsr_handle h = nullptr;
         ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
@@ -146,14 +158,16 @@ TEST_P(SparseGenerated, EveryFormatTypeOpAndScale) {
             for (tsr_index_type itype : {TSR_INDEX_I32, TSR_INDEX_I64}) {
                 const Door door = (variant++ % 2) ? Door::coo : Door::csr;
                 run_all<float>(h, e, format, itype, door, g.large, seed += 50);
-                run_all<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr, g.large,
-                                seed += 50);
+                run_all<double>(h, e, format, itype, door == Door::csr ? Door::coo : Door::csr,
+                                g.large, seed += 50);
             }
         tsr_destroy(h);
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrices, SparseGenerated, ::testing::Range<size_t>(0, generated().size()),
-                         [](const ::testing::TestParamInfo<size_t> &info) { return generated()[info.param].name; });
+                         [](const ::testing::TestParamInfo<size_t> &info) {
+                             return generated()[info.param].name;
+                         });
 
 } // namespace

@@ -25,18 +25,22 @@ const tsr_format kFormats[] = {TSR_FORMAT_CSR, TSR_FORMAT_COO, TSR_FORMAT_ELL,
 // the copy wrote far past it. Now refused (invalid beyond 2^60, out of memory below), the
 // output handle untouched.
 TEST(SparseSizes, RowsBeyondMemoryAreRefused) {
-    const int64_t cases[][2] = {{(int64_t(1) << 61) - 1, 1}, {INT64_MAX, 1}, {1, INT64_MAX},
-                                {INT64_MAX, INT64_MAX}, {(int64_t(1) << 60), 2}};
+    const int64_t cases[][2] = {{(int64_t(1) << 61) - 1, 1},
+                                {INT64_MAX, 1},
+                                {1, INT64_MAX},
+                                {INT64_MAX, INT64_MAX},
+                                {(int64_t(1) << 60), 2}};
     for (const auto &c : cases)
         for (tsr_dtype dtype : {TSR_F32, TSR_F64})
             for (int door = 0; door < 2; ++door) {
-                SCOPED_TRACE(std::to_string(c[0]) + " x " + std::to_string(c[1]) + (door ? " coo" : " csr"));
+                SCOPED_TRACE(std::to_string(c[0]) + " x " + std::to_string(c[1]) +
+                             (door ? " coo" : " csr"));
                 tsr_sparse A = reinterpret_cast<tsr_sparse>(uintptr_t(0x1234));
                 const tsr_status s =
-                    door == 0 ? tsr_sparse_create_csr(nullptr, &A, dtype, TSR_INDEX_I64, c[0], c[1], 0, nullptr,
-                                                      nullptr, nullptr)
-                              : tsr_sparse_create_coo(nullptr, &A, dtype, TSR_INDEX_I64, c[0], c[1], 0, nullptr,
-                                                      nullptr, nullptr);
+                    door == 0 ? tsr_sparse_create_csr(nullptr, &A, dtype, TSR_INDEX_I64, c[0], c[1],
+                                                      0, nullptr, nullptr, nullptr)
+                              : tsr_sparse_create_coo(nullptr, &A, dtype, TSR_INDEX_I64, c[0], c[1],
+                                                      0, nullptr, nullptr, nullptr);
                 EXPECT_TRUE(s == TSR_ERR_INVALID_ARGUMENT || s == TSR_ERR_OUT_OF_MEMORY)
                     << tsr_status_string(s) << ": " << tsr_last_error();
                 EXPECT_EQ(A, reinterpret_cast<tsr_sparse>(uintptr_t(0x1234)));
@@ -54,7 +58,8 @@ TEST(SparseSizes, AnalysisOfAVeryWideMatrixStaysSmall) {
     for (tsr_format f : kFormats) {
         SCOPED_TRACE(tessera::test::format_label(f));
         tsr_sparse A = nullptr;
-        ASSERT_EQ(tsr_sparse_create_csr(nullptr, &A, TSR_F64, TSR_INDEX_I64, 1, cols, 2, row_ptr, col, val),
+        ASSERT_EQ(tsr_sparse_create_csr(nullptr, &A, TSR_F64, TSR_INDEX_I64, 1, cols, 2, row_ptr,
+                                        col, val),
                   TSR_SUCCESS)
             << tsr_last_error();
         const tsr_status s = tsr_sparse_optimize(nullptr, A, f);
@@ -71,17 +76,22 @@ TEST(SparseOverlap, XAndYMayNotOverlap) {
     const int32_t row_ptr[4] = {0, 1, 2, 3}, col[3] = {0, 1, 2};
     const double val[3] = {2, 3, 4};
     tsr_sparse A = nullptr;
-    ASSERT_EQ(tsr_sparse_create_csr(nullptr, &A, TSR_F64, TSR_INDEX_I32, 3, 3, 3, row_ptr, col, val), TSR_SUCCESS);
+    ASSERT_EQ(
+        tsr_sparse_create_csr(nullptr, &A, TSR_F64, TSR_INDEX_I32, 3, 3, 3, row_ptr, col, val),
+        TSR_SUCCESS);
     std::vector<double> buf = {1, 2, 3, 4, 5, 6, 7};
     const std::vector<double> before = buf;
     for (int shift : {0, 1, 2, -2, -1}) {
         double *x = buf.data() + 2, *y = buf.data() + 2 + shift;
-        EXPECT_EQ(tsr_dspmv(nullptr, TSR_OP_N, 1.0, A, x, 0.0, y), TSR_ERR_INVALID_ARGUMENT) << shift;
-        EXPECT_NE(std::string(tsr_last_error()).find("overlap"), std::string::npos) << tsr_last_error();
+        EXPECT_EQ(tsr_dspmv(nullptr, TSR_OP_N, 1.0, A, x, 0.0, y), TSR_ERR_INVALID_ARGUMENT)
+            << shift;
+        EXPECT_NE(std::string(tsr_last_error()).find("overlap"), std::string::npos)
+            << tsr_last_error();
         EXPECT_EQ(buf, before) << shift;
     }
     // adjacent, not overlapping: computed
-    EXPECT_EQ(tsr_dspmv(nullptr, TSR_OP_N, 1.0, A, buf.data(), 0.0, buf.data() + 3), TSR_SUCCESS) << tsr_last_error();
+    EXPECT_EQ(tsr_dspmv(nullptr, TSR_OP_N, 1.0, A, buf.data(), 0.0, buf.data() + 3), TSR_SUCCESS)
+        << tsr_last_error();
     EXPECT_EQ(buf[3], 2.0);
     EXPECT_EQ(buf[5], 12.0);
     EXPECT_EQ(tsr_sparse_destroy(A), TSR_SUCCESS);
@@ -93,12 +103,15 @@ template <typename T> void check_nonfinite(tsr_backend backend) {
     ASSERT_EQ(tsr_set_backend(h, backend), TSR_SUCCESS);
     std::mt19937_64 rng = tessera::test::test_rng();
     for (int which = 0; which < 2; ++which) {
-        const Entries e = which == 0 ? tessera::test::row_and_diagonal() : tessera::test::padded_band(rng);
+        const Entries e =
+            which == 0 ? tessera::test::row_and_diagonal() : tessera::test::padded_band(rng);
         for (tsr_format f : kFormats)
             for (tsr_op op : {TSR_OP_N, TSR_OP_T}) {
-                SCOPED_TRACE(e.name + " " + tessera::test::format_label(f) + (op == TSR_OP_N ? " N" : " T"));
+                SCOPED_TRACE(e.name + " " + tessera::test::format_label(f) +
+                             (op == TSR_OP_N ? " N" : " T"));
                 tsr_sparse A = nullptr;
-                ASSERT_EQ(tessera::test::create_matrix<T>(h, e, TSR_INDEX_I32, Door::coo, &A), TSR_SUCCESS)
+                ASSERT_EQ(tessera::test::create_matrix<T>(h, e, TSR_INDEX_I32, Door::coo, &A),
+                          TSR_SUCCESS)
                     << tsr_last_error();
                 const tsr_status s = tsr_sparse_optimize(h, A, f);
                 if (s != TSR_SUCCESS) { // a format refused for its padding: nothing to check
@@ -116,8 +129,12 @@ template <typename T> void check_nonfinite(tsr_backend backend) {
 
 TEST(SparseNonFinite, EveryFormatOnTheCpuFloat) { check_nonfinite<float>(TSR_BACKEND_CPU); }
 TEST(SparseNonFinite, EveryFormatOnTheCpuDouble) { check_nonfinite<double>(TSR_BACKEND_CPU); }
-TEST(SparseNonFinite, EveryFormatOnTheReferenceFloat) { check_nonfinite<float>(TSR_BACKEND_REFERENCE); }
-TEST(SparseNonFinite, EveryFormatOnTheReferenceDouble) { check_nonfinite<double>(TSR_BACKEND_REFERENCE); }
+TEST(SparseNonFinite, EveryFormatOnTheReferenceFloat) {
+    check_nonfinite<float>(TSR_BACKEND_REFERENCE);
+}
+TEST(SparseNonFinite, EveryFormatOnTheReferenceDouble) {
+    check_nonfinite<double>(TSR_BACKEND_REFERENCE);
+}
 
 // DIA cannot tell a stored zero from its fill, and skips both: a matrix that stores zeros is
 // never put in DIA, by AUTO (a tridiagonal matrix it otherwise would choose) or by name.
@@ -128,14 +145,18 @@ TEST(SparseNonFinite, AutoAvoidsDiaForStoredZeros) {
         e.rows = e.cols = n;
         for (int64_t i = 0; i < n; ++i)
             for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j)
-                e.row.push_back(i), e.col.push_back(j), e.val.push_back(zeros && i == 7 && j == 8 ? 0.0 : 1.0 + double(i % 5));
+                e.row.push_back(i), e.col.push_back(j),
+                    e.val.push_back(zeros && i == 7 && j == 8 ? 0.0 : 1.0 + double(i % 5));
         tsr_sparse A = nullptr;
-        ASSERT_EQ(tessera::test::create_matrix<double>(nullptr, e, TSR_INDEX_I32, Door::csr, &A), TSR_SUCCESS);
+        ASSERT_EQ(tessera::test::create_matrix<double>(nullptr, e, TSR_INDEX_I32, Door::csr, &A),
+                  TSR_SUCCESS);
         ASSERT_EQ(tsr_sparse_optimize(nullptr, A, TSR_FORMAT_AUTO), TSR_SUCCESS);
         tsr_format f = TSR_FORMAT_AUTO;
         ASSERT_EQ(tsr_sparse_get_format(A, &f), TSR_SUCCESS);
         if (zeros) EXPECT_NE(f, TSR_FORMAT_DIA) << "AUTO chose DIA for a matrix with a stored zero";
-        else EXPECT_EQ(f, TSR_FORMAT_DIA) << "the control case: AUTO should choose DIA for a clean tridiagonal";
+        else
+            EXPECT_EQ(f, TSR_FORMAT_DIA)
+                << "the control case: AUTO should choose DIA for a clean tridiagonal";
         // the stored zero at (7, 8) meets a NaN of x: IEEE gives NaN in row 7 for every format
         // AUTO may choose
         std::vector<double> x(size_t(n), 1.0);
@@ -144,7 +165,8 @@ TEST(SparseNonFinite, AutoAvoidsDiaForStoredZeros) {
             EXPECT_TRUE(tessera::test::check_nonfinite_x<double>(nullptr, A, e, TSR_OP_N, x));
             // asked for by name, DIA is refused, and the matrix keeps the format it had
             EXPECT_EQ(tsr_sparse_optimize(nullptr, A, TSR_FORMAT_DIA), TSR_ERR_NOT_SUPPORTED);
-            EXPECT_NE(std::string(tsr_last_error()).find("1 stored zeros"), std::string::npos) << tsr_last_error();
+            EXPECT_NE(std::string(tsr_last_error()).find("1 stored zeros"), std::string::npos)
+                << tsr_last_error();
             tsr_format kept = TSR_FORMAT_AUTO;
             ASSERT_EQ(tsr_sparse_get_format(A, &kept), TSR_SUCCESS);
             EXPECT_EQ(kept, f);

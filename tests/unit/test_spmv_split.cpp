@@ -42,8 +42,8 @@ struct ThreadWalk {
 // The block epilogue both kernels share: the scan over threads, the first ended row of each
 // thread (head[b] when it is the block's first and began in an earlier block), the tail.
 template <typename FirstRow, typename Store>
-void finish_block(const std::vector<ThreadWalk> &t, bool continued, FirstRow first_row, Store store, double &head,
-                  double &tail) {
+void finish_block(const std::vector<ThreadWalk> &t, bool continued, FirstRow first_row, Store store,
+                  double &head, double &tail) {
     Carry running;
     for (const ThreadWalk &w : t) {
         const Carry ex = running;
@@ -69,14 +69,17 @@ Result merge_product(const CsrMatrix &m, const std::vector<I> &rp, const MergeSp
     std::vector<double> tail(size_t(blocks), NAN), head(size_t(blocks), NAN);
     for (int64_t b = 0; b < blocks; ++b) {
         const int64_t r0 = s.start_row[size_t(b)], n0 = s.start_nz[size_t(b)];
-        const int nrows = int(s.start_row[size_t(b) + 1] - r0), nnzb = int(s.start_nz[size_t(b) + 1] - n0);
+        const int nrows = int(s.start_row[size_t(b) + 1] - r0),
+                  nnzb = int(s.start_nz[size_t(b) + 1] - n0);
         if (nrows < 0 || nnzb < 0 || nrows + nnzb > kBalancedItems) {
-            ADD_FAILURE() << "block " << b << " has " << nrows << " row ends and " << nnzb << " nonzeros";
+            ADD_FAILURE() << "block " << b << " has " << nrows << " row ends and " << nnzb
+                          << " nonzeros";
             return r;
         }
         std::vector<double> prod(static_cast<size_t>(nnzb));
         std::vector<int> ends(static_cast<size_t>(nrows));
-        for (int k = 0; k < nnzb; ++k) prod[size_t(k)] = m.val[size_t(n0 + k)] * x[size_t(m.col[size_t(n0 + k)])];
+        for (int k = 0; k < nnzb; ++k)
+            prod[size_t(k)] = m.val[size_t(n0 + k)] * x[size_t(m.col[size_t(n0 + k)])];
         for (int k = 0; k < nrows; ++k) ends[size_t(k)] = int(int64_t(rp[size_t(r0 + k + 1)]) - n0);
         std::vector<ThreadWalk> walks(kBalancedThreads);
         const int total = nrows + nnzb;
@@ -100,7 +103,8 @@ Result merge_product(const CsrMatrix &m, const std::vector<I> &rp, const MergeSp
                     ++i;
                 } else {
                     if (j >= nnzb) {
-                        ADD_FAILURE() << "block " << b << " thread " << tid << " walks past its nonzeros";
+                        ADD_FAILURE()
+                            << "block " << b << " thread " << tid << " walks past its nonzeros";
                         return r;
                     }
                     w.sum += prod[size_t(j)];
@@ -109,8 +113,9 @@ Result merge_product(const CsrMatrix &m, const std::vector<I> &rp, const MergeSp
             }
         }
         const bool continued = int64_t(rp[size_t(r0)]) < n0;
-        finish_block(walks, continued, [&](int first) { return r0 + first; }, store, head[size_t(b)],
-                     tail[size_t(b)]);
+        finish_block(
+            walks, continued, [&](int first) { return r0 + first; }, store, head[size_t(b)],
+            tail[size_t(b)]);
     }
     for (const auto &c : s.crossing) {
         double sum = 0;
@@ -121,7 +126,8 @@ Result merge_product(const CsrMatrix &m, const std::vector<I> &rp, const MergeSp
 }
 
 template <typename I>
-Result coo_product(const CsrMatrix &m, const std::vector<I> &row, const CooSplit<I> &s, const std::vector<double> &x) {
+Result coo_product(const CsrMatrix &m, const std::vector<I> &row, const CooSplit<I> &s,
+                   const std::vector<double> &x) {
     Result r{std::vector<double>(size_t(m.rows), NAN), std::vector<int>(size_t(m.rows), 0)};
     auto store = [&](int64_t i, double v) {
         r.y[size_t(i)] = v;
@@ -141,7 +147,8 @@ Result coo_product(const CsrMatrix &m, const std::vector<I> &row, const CooSplit
         rows_of[size_t(n)] = n0 + n < nnz ? int64_t(row[size_t(n0 + n)]) : -1;
         std::vector<ThreadWalk> walks(kBalancedThreads);
         for (int tid = 0; tid < kBalancedThreads; ++tid) {
-            const int k0 = std::min(tid * kBalancedItemsPerThread, n), k1 = std::min(k0 + kBalancedItemsPerThread, n);
+            const int k0 = std::min(tid * kBalancedItemsPerThread, n),
+                      k1 = std::min(k0 + kBalancedItemsPerThread, n);
             ThreadWalk &w = walks[size_t(tid)];
             for (int k = k0; k < k1; ++k) {
                 w.sum += prod[size_t(k)];
@@ -153,8 +160,9 @@ Result coo_product(const CsrMatrix &m, const std::vector<I> &row, const CooSplit
             }
         }
         const bool continued = b > 0 && int64_t(row[size_t(n0 - 1)]) == rows_of[0];
-        finish_block(walks, continued, [&](int first) { return rows_of[size_t(first)]; }, store, head[size_t(b)],
-                     tail[size_t(b)]);
+        finish_block(
+            walks, continued, [&](int first) { return rows_of[size_t(first)]; }, store,
+            head[size_t(b)], tail[size_t(b)]);
     }
     for (const auto &c : s.crossing) {
         double sum = 0;
@@ -185,16 +193,18 @@ CsrMatrix with_lengths(const std::vector<int64_t> &lengths, int64_t cols, uint64
 std::vector<CsrMatrix> cases() {
     using namespace tessera::bench;
     std::vector<CsrMatrix> out = {
-        random_k_per_row(300, 200, 7, 1), with_empty_rows(20000, 20000, 6, 0.5, 2), power_law(30000, 30000, 10, 3),
-        one_dense_row(3000, 60000, 4, 1500, 4), one_dense_row(2000, 300000, 2, 7, 5), tridiagonal(10000, 6),
-        random_k_per_row(10, 10, 0, 7), random_k_per_row(1, 1, 1, 8)};
+        random_k_per_row(300, 200, 7, 1),     with_empty_rows(20000, 20000, 6, 0.5, 2),
+        power_law(30000, 30000, 10, 3),       one_dense_row(3000, 60000, 4, 1500, 4),
+        one_dense_row(2000, 300000, 2, 7, 5), tridiagonal(10000, 6),
+        random_k_per_row(10, 10, 0, 7),       random_k_per_row(1, 1, 1, 8)};
     // Rows that fill a block exactly (2047 entries + the row end = one CSR block; 2048 one
     // COO block), one more and one fewer; the first row ending in a block's last item.
-    for (int64_t len : {int64_t(kBalancedItems) - 1, int64_t(kBalancedItems), int64_t(kBalancedItems) + 1})
+    for (int64_t len :
+         {int64_t(kBalancedItems) - 1, int64_t(kBalancedItems), int64_t(kBalancedItems) + 1})
         out.push_back(with_lengths(std::vector<int64_t>(7, len), 50, 9));
     out.push_back(with_lengths({0, 0, 5000, 0, 0, 0, 1, 7000, 0}, 30, 10));
     out.push_back(with_lengths(std::vector<int64_t>(5000, 0), 30, 11)); // only empty rows
-    out.push_back(with_lengths({100000}, 100000, 12));                   // one very long row
+    out.push_back(with_lengths({100000}, 100000, 12));                  // one very long row
     return out;
 }
 
@@ -216,7 +226,8 @@ template <typename I> void check(const CsrMatrix &m) {
         for (int64_t i = 0; i < m.rows; ++i) {
             ASSERT_EQ(r.writes[size_t(i)], 1)
                 << what << ": row " << i << " written " << r.writes[size_t(i)] << " times";
-            ASSERT_NEAR(r.y[size_t(i)], ref[size_t(i)], 1e-12 * (1 + mag[size_t(i)])) << what << ": row " << i;
+            ASSERT_NEAR(r.y[size_t(i)], ref[size_t(i)], 1e-12 * (1 + mag[size_t(i)]))
+                << what << ": row " << i;
         }
     };
     const MergeSplit<I> ms = tessera::cuda::merge_split(m.rows, m.nnz(), rp.data());

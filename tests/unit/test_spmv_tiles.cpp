@@ -24,9 +24,9 @@ using tessera::cuda::kLongTileEntries;
 using tessera::cuda::kLongTileRowShare;
 using tessera::cuda::kTileAlign;
 using tessera::cuda::kTileMaxRows;
+using tessera::cuda::kTileSharedBytes;
 using tessera::cuda::kTilesLongMin;
 using tessera::cuda::kTilesLongShare;
-using tessera::cuda::kTileSharedBytes;
 using tessera::cuda::TileLayout;
 using tessera::cuda::TilesConfig;
 
@@ -56,7 +56,8 @@ CsrMatrix empty_matrix(int64_t rows, int64_t cols) {
 int64_t long_limit(const CsrMatrix &m, int64_t R, const TilesConfig &config, int64_t row) {
     if (config.long_row > 0) return config.long_row;
     const int64_t r0 = row / R * R, r1 = std::min(m.rows, r0 + R);
-    return std::max(kTilesLongMin, (m.row_ptr[size_t(r1)] - m.row_ptr[size_t(r0)]) / kTilesLongShare);
+    return std::max(kTilesLongMin,
+                    (m.row_ptr[size_t(r1)] - m.row_ptr[size_t(r0)]) / kTilesLongShare);
 }
 
 // Checks the layout against the matrix; returns the number of long rows.
@@ -95,15 +96,18 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
             return 0;
         }
         if (q > 0 && lt.first_row != t.long_tiles[q - 1].first_row) // a new group follows the last
-            EXPECT_EQ(lt.first_row, t.long_tiles[q - 1].first_row + t.long_tiles[q - 1].rows) << "long tile " << q;
+            EXPECT_EQ(lt.first_row, t.long_tiles[q - 1].first_row + t.long_tiles[q - 1].rows)
+                << "long tile " << q;
     }
     if (!t.long_tiles.empty())
-        EXPECT_EQ(size_t(t.long_tiles.back().first_row + t.long_tiles.back().rows), t.long_rows.size());
+        EXPECT_EQ(size_t(t.long_tiles.back().first_row + t.long_tiles.back().rows),
+                  t.long_rows.size());
 
     // Every tile entry, back to (row, column) -> value; each must be new.
     std::map<std::pair<int64_t, int64_t>, double> seen;
     for (int64_t k = 0; k < all_tiles; ++k) {
-        const int64_t b = t.tile_start[size_t(k)], e = t.tile_end[size_t(k)], next = t.tile_start[size_t(k) + 1];
+        const int64_t b = t.tile_start[size_t(k)], e = t.tile_end[size_t(k)],
+                      next = t.tile_start[size_t(k) + 1];
         EXPECT_EQ(b % kTileAlign, 0) << "tile " << k;
         EXPECT_LE(b, e);
         EXPECT_LE(e, next);
@@ -122,14 +126,18 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
             EXPECT_LT(l, nr) << "tile " << k << " entry " << p;
             if (p > b) { // by column, then (stable) by row
                 const int64_t pc = int64_t(t.col[size_t(p) - 1]), pl = t.lrow[size_t(p) - 1];
-                EXPECT_TRUE(pc < c || (pc == c && pl < l)) << "tile " << k << " entry " << p << " out of order";
+                EXPECT_TRUE(pc < c || (pc == c && pl < l))
+                    << "tile " << k << " entry " << p << " out of order";
             }
-            const int64_t row = is_long ? t.long_rows[size_t(t.long_tiles[size_t(q)].first_row + l)] : r0 + l;
-            const bool fresh = seen.emplace(std::make_pair(row, c), double(t.val[size_t(p)])).second;
+            const int64_t row =
+                is_long ? t.long_rows[size_t(t.long_tiles[size_t(q)].first_row + l)] : r0 + l;
+            const bool fresh =
+                seen.emplace(std::make_pair(row, c), double(t.val[size_t(p)])).second;
             EXPECT_TRUE(fresh) << "row " << row << " column " << c << " twice";
         }
         for (int64_t p = e; p < next; ++p)
-            EXPECT_TRUE(t.col[size_t(p)] == I(0) && t.lrow[size_t(p)] == 0 && t.val[size_t(p)] == V(0));
+            EXPECT_TRUE(t.col[size_t(p)] == I(0) && t.lrow[size_t(p)] == 0 &&
+                        t.val[size_t(p)] == V(0));
     }
 
     // Long rows: in row order, over their threshold; the others under it. Every entry in a tile.
@@ -139,9 +147,11 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
         const bool is_long = next_long < t.long_rows.size() && t.long_rows[next_long] == i;
         if (is_long) {
             ++next_long;
-            EXPECT_GT(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " left the tiles";
+            EXPECT_GT(len, long_limit(m, R, config, i))
+                << "row " << i << " of " << len << " left the tiles";
         } else {
-            EXPECT_LE(len, long_limit(m, R, config, i)) << "row " << i << " of " << len << " stayed in its tiles";
+            EXPECT_LE(len, long_limit(m, R, config, i))
+                << "row " << i << " of " << len << " stayed in its tiles";
         }
         for (int64_t p = m.row_ptr[size_t(i)]; p < m.row_ptr[size_t(i) + 1]; ++p) {
             const auto it = seen.find({i, m.col[size_t(p)]});
@@ -159,8 +169,8 @@ int64_t check_layout(const CsrMatrix &m, const TilesConfig &config, const TileLa
 
 // The kernels' order of work on the host: y = alpha·A·x + beta·y.
 template <typename V, typename I>
-std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> &x, double alpha, double beta,
-                           std::vector<double> y) {
+std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> &x, double alpha,
+                           double beta, std::vector<double> y) {
     const int64_t R = t.tile_rows, S = t.slabs, rows = t.rows;
     // One slab and no long tiles: y = alpha·sum + beta·y. Otherwise y = beta·y first (0 for
     // beta == 0, y not read), then every tile adds alpha·its sums.
@@ -173,7 +183,8 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
         std::vector<double> sum(size_t(lt.rows), 0.0);
         for (int64_t p = t.tile_start[size_t(k)]; p < t.tile_end[size_t(k)]; ++p)
             sum[t.lrow[size_t(p)]] += double(t.val[size_t(p)]) * x[size_t(t.col[size_t(p)])];
-        for (int64_t j = 0; j < lt.rows; ++j) y[size_t(t.long_rows[size_t(lt.first_row + j)])] += alpha * sum[size_t(j)];
+        for (int64_t j = 0; j < lt.rows; ++j)
+            y[size_t(t.long_rows[size_t(lt.first_row + j)])] += alpha * sum[size_t(j)];
     }
     for (int64_t k = 0; k < t.tiles(); ++k) {
         const int64_t r0 = k / S * R, nr = std::min(R, rows - r0);
@@ -189,13 +200,15 @@ std::vector<double> replay(const TileLayout<V, I> &t, const std::vector<double> 
     return y;
 }
 
-template <typename V, typename I> void check_products(const CsrMatrix &m, const TileLayout<V, I> &t) {
+template <typename V, typename I>
+void check_products(const CsrMatrix &m, const TileLayout<V, I> &t) {
     std::vector<double> x(size_t(m.cols));
     for (size_t j = 0; j < x.size(); ++j) x[j] = 1.0 + double(j % 7) * 0.25 - double(j % 3) * 0.5;
     for (double beta : {0.0, -2.0}) {
         const double alpha = 1.5;
         // beta == 0: y full of NaN, which must not survive.
-        std::vector<double> y0(size_t(m.rows), beta == 0 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+        std::vector<double> y0(size_t(m.rows),
+                               beta == 0 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
         for (size_t i = 0; beta != 0 && i < y0.size(); ++i) y0[i] = double(i % 5) - 2.0;
         const std::vector<double> y = replay(t, x, alpha, beta, y0);
         for (int64_t i = 0; i < m.rows; ++i) {
@@ -206,7 +219,8 @@ template <typename V, typename I> void check_products(const CsrMatrix &m, const 
                 mag += std::fabs(a * x[size_t(m.col[size_t(p)])]);
             }
             const double old = beta == 0 ? 0.0 : beta * y0[size_t(i)];
-            ASSERT_NEAR(y[size_t(i)], alpha * s + old, 1e-12 * (1 + std::fabs(alpha) * mag + std::fabs(old)))
+            ASSERT_NEAR(y[size_t(i)], alpha * s + old,
+                        1e-12 * (1 + std::fabs(alpha) * mag + std::fabs(old)))
                 << "row " << i << " beta " << beta;
         }
     }
@@ -248,12 +262,14 @@ std::vector<Case> cases() {
 }
 
 template <typename V, typename I> void check_case(const Case &c) {
-    SCOPED_TRACE(c.m.name + (sizeof(V) == 4 ? " float" : " double") + (sizeof(I) == 4 ? " int32" : " int64"));
+    SCOPED_TRACE(c.m.name + (sizeof(V) == 4 ? " float" : " double") +
+                 (sizeof(I) == 4 ? " int32" : " int64"));
     const Typed<V, I> a = typed<V, I>(c.m);
     TileLayout<V, I> t;
     TilesConfig config = c.config;
     if (config.tile_rows > kTileMaxRows) config.tile_rows = kTileMaxRows;
-    ASSERT_TRUE(build_tiles(c.m.rows, c.m.cols, a.rp.data(), a.col.data(), a.val.data(), config, 2, &t));
+    ASSERT_TRUE(
+        build_tiles(c.m.rows, c.m.cols, a.rp.data(), a.col.data(), a.val.data(), config, 2, &t));
     const int64_t long_rows = check_layout(c.m, config, t);
     EXPECT_GE(long_rows, c.min_long);
     EXPECT_GE(t.slabs, c.min_slabs);
@@ -275,7 +291,8 @@ TEST(SpmvTiles, LongRowsSplitOut) {
     const CsrMatrix m = tessera::bench::one_dense_row(3000, 60000, 4, 1500, 4);
     const Typed<double, int32_t> a = typed<double, int32_t>(m);
     TileLayout<double, int32_t> t;
-    ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), TilesConfig{}, 1, &t));
+    ASSERT_TRUE(
+        build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), TilesConfig{}, 1, &t));
     ASSERT_EQ(t.long_rows.size(), 1u);
     EXPECT_EQ(t.long_rows[0], 1500);
     const int64_t long_tiles = 60000 / kLongTileEntries; // 7 of 8571 or 8572 entries
@@ -290,7 +307,8 @@ TEST(SpmvTiles, LongRowsSplitOut) {
     EXPECT_EQ(t.slabs, 1);
     TilesConfig at_limit;
     at_limit.long_row = 60000;
-    ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), at_limit, 1, &t));
+    ASSERT_TRUE(
+        build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), at_limit, 1, &t));
     EXPECT_TRUE(t.long_rows.empty());
     EXPECT_TRUE(t.long_tiles.empty());
 }
@@ -304,7 +322,8 @@ TEST(SpmvTiles, LongGroups) {
     TilesConfig config;
     config.tile_rows = 64;
     config.long_row = 200; // every row is long: 8 groups (7 of 64 rows, one of 52)
-    ASSERT_TRUE(build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), config, 2, &t));
+    ASSERT_TRUE(
+        build_tiles(m.rows, m.cols, a.rp.data(), a.col.data(), a.val.data(), config, 2, &t));
     check_layout(m, config, t);
     check_products(m, t);
     EXPECT_EQ(t.long_rows.size(), 500u);
@@ -322,12 +341,14 @@ TEST(SpmvTiles, Refusals) {
     const CsrMatrix none = empty_matrix(0, 5);
     const Typed<float, int32_t> a = typed<float, int32_t>(none);
     TileLayout<float, int32_t> t;
-    EXPECT_FALSE(build_tiles(none.rows, none.cols, a.rp.data(), a.col.data(), a.val.data(), TilesConfig{}, 1, &t));
+    EXPECT_FALSE(build_tiles(none.rows, none.cols, a.rp.data(), a.col.data(), a.val.data(),
+                             TilesConfig{}, 1, &t));
     const CsrMatrix m = tessera::bench::random_k_per_row(100, 100, 3, 1);
     const Typed<float, int32_t> b = typed<float, int32_t>(m);
     TilesConfig too_many;
     too_many.tile_rows = kTileMaxRows + 1;
-    EXPECT_FALSE(build_tiles(m.rows, m.cols, b.rp.data(), b.col.data(), b.val.data(), too_many, 1, &t));
+    EXPECT_FALSE(
+        build_tiles(m.rows, m.cols, b.rp.data(), b.col.data(), b.val.data(), too_many, 1, &t));
 }
 
 } // namespace

@@ -12,8 +12,8 @@
 namespace tessera::test {
 namespace {
 
-// max |C - C_ref| <= [12^L (b² + 5b) − 5·2^L·b] u |alpha| max|A| max|B| + 2(4^L + 2) u |beta| max|C0|
-// with b the block size at the deepest level (the square case of the theorem, applied with
+// max |C - C_ref| <= [12^L (b² + 5b) − 5·2^L·b] u |alpha| max|A| max|B| + 2(4^L + 2) u |beta|
+// max|C0| with b the block size at the deepest level (the square case of the theorem, applied with
 // the largest block); the fringes satisfy the smaller classical bound.
 template <typename T>
 void check(tsr_handle classical, tsr_handle strassen, const GemmCase &c, int levels) {
@@ -69,7 +69,8 @@ TEST(Strassen, NormwiseBound_cpu) {
     ASSERT_EQ(tsr_create(&strassen), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(classical, TSR_BACKEND_CPU), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(strassen, TSR_BACKEND_CPU), TSR_SUCCESS);
-    const int64_t shapes[][3] = {{160, 160, 160}, {171, 137, 150}, {257, 263, 269}, {200, 300, 256}};
+    const int64_t shapes[][3] = {
+        {160, 160, 160}, {171, 137, 150}, {257, 263, 269}, {200, 300, 256}};
     for (int levels : {1, 2}) {
         ASSERT_EQ(tsr_set_strassen(strassen, levels, 32), TSR_SUCCESS);
         for (const auto &s : shapes) {
@@ -129,8 +130,8 @@ template <typename T> void check_nonfinite_exact(int levels) {
         int64_t i, j;
         T value;
     };
-    for (Poison p : {Poison{true, 0, 0, inf}, Poison{true, 137, 11, -inf}, Poison{false, 5, 288, nan},
-                     Poison{false, 279, 0, inf}}) {
+    for (Poison p : {Poison{true, 0, 0, inf}, Poison{true, 137, 11, -inf},
+                     Poison{false, 5, 288, nan}, Poison{false, 279, 0, inf}}) {
         GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 300, 290, 280, 1.0, 0.0};
         auto A = random_matrix<T>(300, 280, TSR_COL_MAJOR, 1, T(0));
         auto B = random_matrix<T>(280, 290, TSR_COL_MAJOR, 2, T(0));

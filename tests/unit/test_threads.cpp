@@ -70,7 +70,8 @@ template <typename T> std::string run_one(tsr_handle h, bool blas_door, std::mt1
 
 // Runs kThreads std::threads at once, each with its own data and its own handle from
 // `handle_for` (which may return one shared handle), and reports every wrong result.
-template <typename HandleFor> void run_workers(const std::string &label, HandleFor handle_for, bool blas_door) {
+template <typename HandleFor>
+void run_workers(const std::string &label, HandleFor handle_for, bool blas_door) {
     std::vector<std::string> verdicts(kThreads);
     std::vector<std::thread> workers;
     for (int t = 0; t < kThreads; ++t)
@@ -78,7 +79,8 @@ template <typename HandleFor> void run_workers(const std::string &label, HandleF
             auto rng = behaviour::rng_for(label + "#" + std::to_string(t));
             tsr_handle h = handle_for(t);
             for (int call = 0; call < 6 && verdicts[t].empty(); ++call)
-                verdicts[t] = call % 2 ? run_one<double>(h, blas_door, rng) : run_one<float>(h, blas_door, rng);
+                verdicts[t] = call % 2 ? run_one<double>(h, blas_door, rng)
+                                       : run_one<float>(h, blas_door, rng);
         });
     for (auto &w : workers) w.join();
     for (int t = 0; t < kThreads; ++t) EXPECT_EQ(verdicts[t], "") << "thread " << t;
@@ -89,7 +91,8 @@ TEST(Threads, ManyThreadsOnOneSharedHandle) {
     ASSERT_EQ(tsr_create(&shared), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(shared, TSR_BACKEND_CPU), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_num_threads(shared, 2), TSR_SUCCESS);
-    run_workers(behaviour::test_label(), [&](int) { return shared; }, false);
+    run_workers(
+        behaviour::test_label(), [&](int) { return shared; }, false);
     EXPECT_EQ(tsr_destroy(shared), TSR_SUCCESS);
 }
 
@@ -98,16 +101,20 @@ TEST(Threads, ManyThreadsOnTheirOwnHandles) {
     for (int t = 0; t < kThreads; ++t) {
         ASSERT_EQ(tsr_create(&own[t]), TSR_SUCCESS);
         // A mix: CPU with 1, 2 or 3 threads, and the reference backend.
-        ASSERT_EQ(tsr_set_backend(own[t], t % 4 == 3 ? TSR_BACKEND_REFERENCE : TSR_BACKEND_CPU), TSR_SUCCESS);
+        ASSERT_EQ(tsr_set_backend(own[t], t % 4 == 3 ? TSR_BACKEND_REFERENCE : TSR_BACKEND_CPU),
+                  TSR_SUCCESS);
         ASSERT_EQ(tsr_set_num_threads(own[t], 1 + t % 3), TSR_SUCCESS);
     }
-    run_workers(behaviour::test_label(), [&](int t) { return own[t]; }, false);
+    run_workers(
+        behaviour::test_label(), [&](int t) { return own[t]; }, false);
     for (tsr_handle h : own) EXPECT_EQ(tsr_destroy(h), TSR_SUCCESS);
 }
 
 TEST(Threads, ManyThreadsOnTheDefaultHandle) {
-    run_workers(behaviour::test_label(), [](int) { return tsr_handle(nullptr); }, false);
-    run_workers(behaviour::test_label() + "/cblas", [](int) { return tsr_handle(nullptr); }, true);
+    run_workers(
+        behaviour::test_label(), [](int) { return tsr_handle(nullptr); }, false);
+    run_workers(
+        behaviour::test_label() + "/cblas", [](int) { return tsr_handle(nullptr); }, true);
 }
 
 // A random sparse matrix in CSR with 32-bit indices, about `fill` of its entries stored.
@@ -132,14 +139,16 @@ Csr random_csr(std::mt19937_64 &rng, int64_t rows, int64_t cols, double fill) {
 
 template <typename T> tsr_status create_sparse(tsr_handle h, const Csr &m, tsr_sparse *A) {
     const std::vector<T> values(m.val.begin(), m.val.end());
-    return tsr_sparse_create_csr(h, A, sizeof(T) == 4 ? TSR_F32 : TSR_F64, TSR_INDEX_I32, m.rows, m.cols,
-                                 int64_t(values.size()), m.row_ptr.data(), m.col.data(), values.data());
+    return tsr_sparse_create_csr(h, A, sizeof(T) == 4 ? TSR_F32 : TSR_F64, TSR_INDEX_I32, m.rows,
+                                 m.cols, int64_t(values.size()), m.row_ptr.data(), m.col.data(),
+                                 values.data());
 }
 
 // y = 0.75·op(A)·x - 0.5·y on fresh random x and y, checked element by element against a
 // float64 sum: |y - ref| <= 4·(terms + 2)·u·(|alpha|·sum|a||x| + |beta·y0|). Empty when right.
 template <typename T>
-std::string spmv_verdict(tsr_handle h, tsr_sparse A, const Csr &m, tsr_op op, std::mt19937_64 &rng) {
+std::string spmv_verdict(tsr_handle h, tsr_sparse A, const Csr &m, tsr_op op,
+                         std::mt19937_64 &rng) {
     const bool trans = op != TSR_OP_N;
     const int64_t in = trans ? m.rows : m.cols, out = trans ? m.cols : m.rows;
     std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -151,7 +160,8 @@ std::string spmv_verdict(tsr_handle h, tsr_sparse A, const Csr &m, tsr_op op, st
     tsr_status s;
     if constexpr (sizeof(T) == 4) s = tsr_sspmv(h, op, alpha, A, x.data(), beta, y.data());
     else s = tsr_dspmv(h, op, alpha, A, x.data(), beta, y.data());
-    if (s != TSR_SUCCESS) return std::string("spmv status ") + tsr_status_string(s) + ": " + tsr_last_error();
+    if (s != TSR_SUCCESS)
+        return std::string("spmv status ") + tsr_status_string(s) + ": " + tsr_last_error();
     std::vector<double> ref(size_t(out), 0.0), mag(size_t(out), 0.0);
     std::vector<int64_t> terms(size_t(out), 0);
     for (int64_t i = 0; i < m.rows; ++i)
@@ -164,12 +174,13 @@ std::string spmv_verdict(tsr_handle h, tsr_sparse A, const Csr &m, tsr_op op, st
     for (int64_t o = 0; o < out; ++o) {
         const double want = double(alpha) * ref[size_t(o)] + double(beta) * double(y0[size_t(o)]);
         const double bound = 4.0 * double(terms[size_t(o)] + 2) * unit *
-                                 (std::fabs(double(alpha)) * mag[size_t(o)] + std::fabs(double(beta) * y0[size_t(o)])) +
+                                 (std::fabs(double(alpha)) * mag[size_t(o)] +
+                                  std::fabs(double(beta) * y0[size_t(o)])) +
                              std::numeric_limits<T>::min();
         if (!(std::fabs(double(y[size_t(o)]) - want) <= bound))
             return "spmv " + std::string(trans ? "T" : "N") + " " + std::to_string(m.rows) + "x" +
-                   std::to_string(m.cols) + ": y[" + std::to_string(o) + "] = " + std::to_string(y[size_t(o)]) +
-                   ", expected " + std::to_string(want);
+                   std::to_string(m.cols) + ": y[" + std::to_string(o) +
+                   "] = " + std::to_string(y[size_t(o)]) + ", expected " + std::to_string(want);
     }
     return "";
 }
@@ -194,11 +205,13 @@ TEST(Threads, EverythingAtOnceFromManyThreads) {
         std::call_once(shared_made, [&] {
             auto rng = behaviour::rng_for(label + "/shared");
             shared_m = random_csr(rng, 300, 200, 0.05);
-            if (tsr_create(&shared) != TSR_SUCCESS || tsr_set_backend(shared, TSR_BACKEND_CPU) != TSR_SUCCESS ||
+            if (tsr_create(&shared) != TSR_SUCCESS ||
+                tsr_set_backend(shared, TSR_BACKEND_CPU) != TSR_SUCCESS ||
                 tsr_set_num_threads(shared, 2) != TSR_SUCCESS ||
                 create_sparse<double>(shared, shared_m, &shared_A) != TSR_SUCCESS ||
                 tsr_sparse_optimize(shared, shared_A, TSR_FORMAT_AUTO) != TSR_SUCCESS)
-                shared_verdict = std::string("making the shared handle and matrix: ") + tsr_last_error();
+                shared_verdict =
+                    std::string("making the shared handle and matrix: ") + tsr_last_error();
         });
         return shared_verdict.empty();
     };
@@ -214,11 +227,13 @@ TEST(Threads, EverythingAtOnceFromManyThreads) {
                 if (v.empty()) v = what;
             };
             auto expect_ok = [&](tsr_status s, const char *what) {
-                if (s != TSR_SUCCESS) fail(std::string(what) + ": " + tsr_status_string(s) + ": " + tsr_last_error());
+                if (s != TSR_SUCCESS)
+                    fail(std::string(what) + ": " + tsr_status_string(s) + ": " + tsr_last_error());
             };
             start.arrive_and_wait();
             int cuda = -1;
-            expect_ok(tsr_backend_available(TSR_BACKEND_CUDA, &cuda), "tsr_backend_available(CUDA)");
+            expect_ok(tsr_backend_available(TSR_BACKEND_CUDA, &cuda),
+                      "tsr_backend_available(CUDA)");
             if (t % 2) fail(run_one<double>(nullptr, true, rng)); // the default handle's first use
             if (!make_shared()) return;
             tsr_handle own = nullptr;
@@ -230,7 +245,8 @@ TEST(Threads, EverythingAtOnceFromManyThreads) {
                 if ((to_cuda == TSR_SUCCESS) != (cuda == 1))
                     fail(std::string("tsr_set_backend(CUDA) gave ") + tsr_status_string(to_cuda) +
                          " where tsr_backend_available said " + std::to_string(cuda));
-                expect_ok(tsr_set_backend(own, (t + round) % 4 == 3 ? TSR_BACKEND_REFERENCE : TSR_BACKEND_CPU),
+                expect_ok(tsr_set_backend(own, (t + round) % 4 == 3 ? TSR_BACKEND_REFERENCE
+                                                                    : TSR_BACKEND_CPU),
                           "tsr_set_backend");
                 expect_ok(tsr_set_num_threads(own, 1 + (t + round) % 3), "tsr_set_num_threads");
                 expect_ok(tsr_set_strassen(own, 0, 0), "tsr_set_strassen");
@@ -240,16 +256,20 @@ TEST(Threads, EverythingAtOnceFromManyThreads) {
                 fail(run_one<double>(nullptr, true, rng));
 
                 // A sparse matrix of the thread's own, in a format by turn, multiplied both ways.
-                const Csr m = random_csr(rng, 1 + int64_t(rng() % 150), 1 + int64_t(rng() % 150), 0.08);
+                const Csr m =
+                    random_csr(rng, 1 + int64_t(rng() % 150), 1 + int64_t(rng() % 150), 0.08);
                 const bool single = (t + round) % 2 == 0;
                 tsr_sparse A = nullptr;
-                expect_ok(single ? create_sparse<float>(own, m, &A) : create_sparse<double>(own, m, &A),
+                expect_ok(single ? create_sparse<float>(own, m, &A)
+                                 : create_sparse<double>(own, m, &A),
                           "tsr_sparse_create_csr");
                 if (!A) break;
                 const tsr_status opt = tsr_sparse_optimize(own, A, formats[size_t(t + round) % 6]);
-                if (opt != TSR_SUCCESS && opt != TSR_ERR_NOT_SUPPORTED) expect_ok(opt, "tsr_sparse_optimize");
+                if (opt != TSR_SUCCESS && opt != TSR_ERR_NOT_SUPPORTED)
+                    expect_ok(opt, "tsr_sparse_optimize");
                 for (tsr_op op : {TSR_OP_N, TSR_OP_T})
-                    fail(single ? spmv_verdict<float>(own, A, m, op, rng) : spmv_verdict<double>(own, A, m, op, rng));
+                    fail(single ? spmv_verdict<float>(own, A, m, op, rng)
+                                : spmv_verdict<double>(own, A, m, op, rng));
                 expect_ok(tsr_sparse_destroy(A), "tsr_sparse_destroy");
 
                 // The shared matrix, from the shared, own and default handles.
@@ -301,7 +321,8 @@ TEST(Threads, CallsFromInsideAnOpenMpRegion) {
             verdicts[size_t(t)] = v;
         }
         for (int t = 0; t < team; ++t)
-            EXPECT_EQ(verdicts[size_t(t)], "") << "OpenMP thread " << t << ", max active levels " << levels;
+            EXPECT_EQ(verdicts[size_t(t)], "")
+                << "OpenMP thread " << t << ", max active levels " << levels;
     }
     omp_set_max_active_levels(saved_levels);
     EXPECT_EQ(tsr_destroy(shared), TSR_SUCCESS);
@@ -311,8 +332,8 @@ TEST(Threads, CallsFromInsideAnOpenMpRegion) {
 // rounding) on 1, 2 and 3 threads, and on the reference backend.
 template <typename T> void check_thread_counts() {
     auto rng = behaviour::rng_for(behaviour::test_label());
-    const auto p = Problem<T>::make(rng, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 301, 263, 317, T(0.9),
-                                    T(-0.7), 5);
+    const auto p =
+        Problem<T>::make(rng, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 301, 263, 317, T(0.9), T(-0.7), 5);
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
@@ -346,10 +367,10 @@ TEST(Threads, DgemmSameResultOnOneTwoThreeThreads) { check_thread_counts<double>
 // BLAS doors, the default handle and a two-thread handle) and does not hang.
 TEST(Threads, ForkedChildAfterThreadedCallsComputes) {
     auto rng = behaviour::rng_for(behaviour::test_label());
-    const auto big = Problem<float>::make(rng, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 240, 200, 220,
-                                          1.0f, 0.0f);
-    const auto small = Problem<double>::make(rng, TSR_ROW_MAJOR, TSR_OP_T, TSR_OP_N, 67, 45, 51,
-                                             -0.5, 0.25, 2);
+    const auto big =
+        Problem<float>::make(rng, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 240, 200, 220, 1.0f, 0.0f);
+    const auto small =
+        Problem<double>::make(rng, TSR_ROW_MAJOR, TSR_OP_T, TSR_OP_N, 67, 45, 51, -0.5, 0.25, 2);
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
@@ -376,7 +397,8 @@ TEST(Threads, ForkedChildAfterThreadedCallsComputes) {
         cblas_gemm(small, D.data());
         if (!small.check(D.data())) code |= 4;
         std::vector<float> E = big.C0;
-        if (tsr_gemm<float>(nullptr, big, E.data()) != TSR_SUCCESS || !big.check(E.data())) code |= 8;
+        if (tsr_gemm<float>(nullptr, big, E.data()) != TSR_SUCCESS || !big.check(E.data()))
+            code |= 8;
         tsr_handle fresh = nullptr;
         std::vector<double> F = small.C0;
         if (tsr_create(&fresh) != TSR_SUCCESS || tsr_set_num_threads(fresh, 2) != TSR_SUCCESS ||
@@ -389,7 +411,8 @@ TEST(Threads, ForkedChildAfterThreadedCallsComputes) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     int status = 0;
     pid_t done = 0;
-    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (done == 0) {
         kill(pid, SIGKILL);
@@ -397,7 +420,8 @@ TEST(Threads, ForkedChildAfterThreadedCallsComputes) {
         FAIL() << "the forked child did not finish within 30 s (hung in gemm?)";
     }
     ASSERT_EQ(done, pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "child ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    ASSERT_TRUE(WIFEXITED(status))
+        << "child ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     EXPECT_EQ(WEXITSTATUS(status), 0)
         << "child failures (bits): 1 status of tsr_sgemm on the parent's handle, 2 its result, "
            "4 cblas_dgemm, 8 default handle, 16 a new two-thread handle";

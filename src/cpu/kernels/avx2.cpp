@@ -11,16 +11,22 @@
 namespace tessera::cpu {
 
 const MicroKernel<float> &avx2_kernel_f32() {
-    static const MicroKernel<float> k{"avx2", register_tile_kernel<Avx2F32, 2, 6>,
-                                      {16, 6, 192, 256, 4092, 48, 192, 256}, DirectGemm<Avx2F32, 6>::run,
-                                      register_tile_kernel_multi<Avx2F32, 2, 6>, block_sum<Avx2F32>};
+    static const MicroKernel<float> k{"avx2",
+                                      register_tile_kernel<Avx2F32, 2, 6>,
+                                      {16, 6, 192, 256, 4092, 48, 192, 256},
+                                      DirectGemm<Avx2F32, 6>::run,
+                                      register_tile_kernel_multi<Avx2F32, 2, 6>,
+                                      block_sum<Avx2F32>};
     return k;
 }
 
 const MicroKernel<double> &avx2_kernel_f64() {
-    static const MicroKernel<double> k{"avx2", register_tile_kernel<Avx2F64, 2, 6>,
-                                       {8, 6, 96, 256, 2040, 48, 96, 256}, DirectGemm<Avx2F64, 6>::run,
-                                       register_tile_kernel_multi<Avx2F64, 2, 6>, block_sum<Avx2F64>};
+    static const MicroKernel<double> k{"avx2",
+                                       register_tile_kernel<Avx2F64, 2, 6>,
+                                       {8, 6, 96, 256, 2040, 48, 96, 256},
+                                       DirectGemm<Avx2F64, 6>::run,
+                                       register_tile_kernel_multi<Avx2F64, 2, 6>,
+                                       block_sum<Avx2F64>};
     return k;
 }
 

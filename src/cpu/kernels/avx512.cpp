@@ -38,23 +38,30 @@ template <typename Z, typename Y, int NR>
 void direct(int64_t m, int64_t n, int64_t k, typename Z::T alpha, const typename Z::T *a,
             int64_t lda, const typename Z::T *b, int64_t b_rs, int64_t b_cs, typename Z::T beta,
             typename Z::T *c, int64_t ldc) {
-    if (m <= Y::lanes) return DirectGemm<Y, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
+    if (m <= Y::lanes)
+        return DirectGemm<Y, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
     DirectGemm<Z, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
 }
 
 } // namespace
 
 const MicroKernel<float> &avx512_kernel_f32() {
-    static const MicroKernel<float> k{"avx512", register_tile_kernel<Avx512F32, 4, 6>,
-                                      {64, 6, 384, 384, 4092, 128, 192, 1024}, direct<Avx512F32, Avx512F32Y, 12>,
-                                      register_tile_kernel_multi<Avx512F32, 4, 6>, block_sum<Avx512F32>};
+    static const MicroKernel<float> k{"avx512",
+                                      register_tile_kernel<Avx512F32, 4, 6>,
+                                      {64, 6, 384, 384, 4092, 128, 192, 1024},
+                                      direct<Avx512F32, Avx512F32Y, 12>,
+                                      register_tile_kernel_multi<Avx512F32, 4, 6>,
+                                      block_sum<Avx512F32>};
     return k;
 }
 
 const MicroKernel<double> &avx512_kernel_f64() {
-    static const MicroKernel<double> k{"avx512", register_tile_kernel<Avx512F64, 4, 6>,
-                                       {32, 6, 192, 384, 2040, 96, 96, 1024}, direct<Avx512F64, Avx512F64Y, 12>,
-                                       register_tile_kernel_multi<Avx512F64, 4, 6>, block_sum<Avx512F64>};
+    static const MicroKernel<double> k{"avx512",
+                                       register_tile_kernel<Avx512F64, 4, 6>,
+                                       {32, 6, 192, 384, 2040, 96, 96, 1024},
+                                       direct<Avx512F64, Avx512F64Y, 12>,
+                                       register_tile_kernel_multi<Avx512F64, 4, 6>,
+                                       block_sum<Avx512F64>};
     return k;
 }
 

@@ -24,7 +24,9 @@ struct Avx512F32 {
     static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
     static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
     // The lanes of m whose value is not zero (NaN counts as not zero).
-    static Mask nonzero(Mask m, Vec v) { return _mm512_mask_cmp_ps_mask(m, v, zero(), _CMP_NEQ_UQ); }
+    static Mask nonzero(Mask m, Vec v) {
+        return _mm512_mask_cmp_ps_mask(m, v, zero(), _CMP_NEQ_UQ);
+    }
     // a·b + c in the lanes of m, c in the others.
     static Vec mask_fma(Vec a, Vec b, Vec c, Mask m) { return _mm512_mask3_fmadd_ps(a, b, c, m); }
 };
@@ -45,7 +47,9 @@ struct Avx512F64 {
     static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }
     static void maskstore(T *p, Mask m, Vec v) { _mm512_mask_storeu_pd(p, m, v); }
     // The lanes of m whose value is not zero (NaN counts as not zero).
-    static Mask nonzero(Mask m, Vec v) { return _mm512_mask_cmp_pd_mask(m, v, zero(), _CMP_NEQ_UQ); }
+    static Mask nonzero(Mask m, Vec v) {
+        return _mm512_mask_cmp_pd_mask(m, v, zero(), _CMP_NEQ_UQ);
+    }
     // a·b + c in the lanes of m, c in the others.
     static Vec mask_fma(Vec a, Vec b, Vec c, Mask m) { return _mm512_mask3_fmadd_pd(a, b, c, m); }
 };

@@ -17,8 +17,8 @@ namespace tessera::cpu {
 template <typename V, int MV, int NC>
 void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
                  const typename V::T *__restrict b, int64_t b_rs, int64_t b_cs,
-                 typename V::T *__restrict c, int64_t ldc, typename V::T alpha,
-                 typename V::T beta, int last_rows) {
+                 typename V::T *__restrict c, int64_t ldc, typename V::T alpha, typename V::T beta,
+                 int last_rows) {
     using Vec = typename V::Vec;
     const typename V::Mask last = V::mask(last_rows);
     constexpr int L = V::lanes;
@@ -67,15 +67,15 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
 template <typename V, int NR> struct DirectGemm {
     using T = typename V::T;
     static constexpr int64_t kChunk = 256;
-    using TileFn = void (*)(int64_t, const T *, int64_t, const T *, int64_t, int64_t, T *,
-                            int64_t, T, T, int);
+    using TileFn = void (*)(int64_t, const T *, int64_t, const T *, int64_t, int64_t, T *, int64_t,
+                            T, T, int);
 
     template <int MV, size_t... J> static constexpr auto row(std::index_sequence<J...>) {
         return std::array<TileFn, sizeof...(J)>{&direct_tile<V, MV, int(J) + 1>...};
     }
 
-    static void run(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
-                    const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
+    static void run(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda, const T *b,
+                    int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
         constexpr int L = V::lanes, NW = NR / 2;
         static constexpr auto narrow1 = row<1>(std::make_index_sequence<NR>{});
         static constexpr auto narrow2 = row<2>(std::make_index_sequence<NR>{});

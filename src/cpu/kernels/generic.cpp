@@ -7,8 +7,8 @@ namespace tessera::cpu {
 namespace {
 
 template <typename T, int MR, int NR>
-void kernel(int64_t kc, const T *__restrict a, const T *__restrict b, T *__restrict c,
-            int64_t ldc, T alpha, T beta) {
+void kernel(int64_t kc, const T *__restrict a, const T *__restrict b, T *__restrict c, int64_t ldc,
+            T alpha, T beta) {
     T acc[NR][MR] = {};
     for (int64_t l = 0; l < kc; ++l) {
         const T *al = a + l * MR;
@@ -33,12 +33,16 @@ void kernel(int64_t kc, const T *__restrict a, const T *__restrict b, T *__restr
 } // namespace
 
 const MicroKernel<float> &generic_kernel_f32() {
-    static const MicroKernel<float> k{"generic", kernel<float, 8, 4>, {8, 4, 256, 256, 4096, 0, 256, 256}, nullptr, nullptr, nullptr};
+    static const MicroKernel<float> k{
+        "generic", kernel<float, 8, 4>, {8, 4, 256, 256, 4096, 0, 256, 256}, nullptr, nullptr,
+        nullptr};
     return k;
 }
 
 const MicroKernel<double> &generic_kernel_f64() {
-    static const MicroKernel<double> k{"generic", kernel<double, 4, 4>, {4, 4, 128, 256, 2048, 0, 128, 256}, nullptr, nullptr, nullptr};
+    static const MicroKernel<double> k{
+        "generic", kernel<double, 4, 4>, {4, 4, 128, 256, 2048, 0, 128, 256}, nullptr, nullptr,
+        nullptr};
     return k;
 }
 

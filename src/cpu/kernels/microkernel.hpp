@@ -45,9 +45,9 @@ template <typename T> struct MicroKernel {
     const char *name; // "generic", "avx2", "avx512"
     MicroKernelFn<T> run;
     Blocking blocks;
-    DirectGemmFn<T> direct;  // nullptr: this ISA always packs
-    MultiKernelFn<T> multi;  // nullptr: tiles go through a buffer
-    BlockSumFn<T> sum;       // nullptr: the portable loop
+    DirectGemmFn<T> direct; // nullptr: this ISA always packs
+    MultiKernelFn<T> multi; // nullptr: tiles go through a buffer
+    BlockSumFn<T> sum;      // nullptr: the portable loop
 };
 
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.

@@ -9,7 +9,8 @@ namespace tessera::cpu {
 
 // Ask for every cache line of a C tile now (a column of MV·L elements spans MV or MV+1
 // lines), so they arrive while the k loop runs instead of stalling the stores at the end.
-template <typename V, int MV, int NR> inline void prefetch_tile(const typename V::T *c, int64_t ldc) {
+template <typename V, int MV, int NR>
+inline void prefetch_tile(const typename V::T *c, int64_t ldc) {
     constexpr int L = V::lanes;
     for (int j = 0; j < NR; ++j) {
         for (int v = 0; v < MV; ++v) __builtin_prefetch(c + j * ldc + v * L, 1, 3);
@@ -19,10 +20,9 @@ template <typename V, int MV, int NR> inline void prefetch_tile(const typename V
 
 // The k loop: acc[v][j] (rows v·L .. v·L+L-1, column j of the tile) += a·b over kc steps.
 template <typename V, int MV, int NR>
-inline __attribute__((always_inline)) void tile_product(int64_t kc,
-                                                         const typename V::T *__restrict a,
-                                                         const typename V::T *__restrict b,
-                                                         typename V::Vec (&acc)[MV][NR]) {
+inline __attribute__((always_inline)) void
+tile_product(int64_t kc, const typename V::T *__restrict a, const typename V::T *__restrict b,
+             typename V::Vec (&acc)[MV][NR]) {
     using Vec = typename V::Vec;
     constexpr int L = V::lanes;
 #pragma GCC unroll 32
@@ -137,8 +137,8 @@ void block_sum_terms(typename V::T *d, const typename V::T *const *x, const type
 }
 
 template <typename V>
-void block_sum(typename V::T *d, int count, const typename V::T *const *x, const typename V::T *coef,
-               int64_t n) {
+void block_sum(typename V::T *d, int count, const typename V::T *const *x,
+               const typename V::T *coef, int64_t n) {
     switch (count) {
     case 1: return block_sum_terms<V, 1>(d, x, coef, n);
     case 2: return block_sum_terms<V, 2>(d, x, coef, n);
