@@ -29,6 +29,17 @@ tsr_status table_set_stream(void *state, void *stream) {
     return TSR_SUCCESS;
 }
 
+tsr_status table_synchronize(void *state) {
+    State *s = state ? static_cast<State *>(state) : shared_state();
+    if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
+    DeviceScope scope(s->dev.ordinal);
+    if (scope.status() != cudaSuccess)
+        return fail_cuda(scope.status(), "cannot select the CUDA device");
+    if (cudaError_t e = cudaStreamSynchronize(s->stream); e != cudaSuccess)
+        return fail_cuda(e, "waiting for the product");
+    return TSR_SUCCESS;
+}
+
 const core::BackendTable table = {
     core::kBackendAbiVersion,
     "cuda",
@@ -46,6 +57,7 @@ const core::BackendTable table = {
     core::kReadsDeviceMemory,
     sparse_plan,
     sparse_kernel_name,
+    table_synchronize,
 };
 
 char reason[512];

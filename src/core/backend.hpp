@@ -161,6 +161,10 @@ struct BackendTable {
     // The name of the kernel this backend runs A with, for the call log (it picks its own
     // variant where another backend's rules made the plan); nullptr: "standard".
     const char *(*sparse_kernel_name)(const SparseView *A);
+    // Waits until the work this backend queued for the handle (state; nullptr: the shared
+    // state) has finished: the call log times a product on device operands with it. nullptr:
+    // the backend's calls return finished.
+    tsr_status (*synchronize)(void *state);
 };
 
 // What the core hands a plugin when it loads it: the settings it read for it, so that every

@@ -139,6 +139,9 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
 
     const auto start = std::chrono::steady_clock::now();
     tsr_status status = detail(run(&exec, &args));
+    // A product on device vectors returns once queued: the log times it to its end.
+    if (status == TSR_SUCCESS && choice.table->synchronize)
+        status = detail(choice.table->synchronize(choice.state));
     log_spmv(trace_of(A, routine, op_letter, choice.table), choice.table->name, choice.why,
              exec.num_threads, seconds_since(start));
     return status;

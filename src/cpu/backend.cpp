@@ -29,7 +29,8 @@ const core::BackendTable &backend() {
                                           nullptr,
                                           0,
                                           sparse_plan,
-                                          sparse_kernel_name};
+                                          sparse_kernel_name,
+                                          nullptr};
     return table;
 }
 

@@ -53,6 +53,7 @@ const core::BackendTable &backend() {
                                           nullptr,
                                           0,
                                           nullptr,
+                                          nullptr,
                                           nullptr};
     return table;
 }

@@ -222,6 +222,40 @@ TEST(CudaAutoRouting, LogSaysWhy) {
     tsr_destroy(h);
 }
 
+// Under TESSERA_VERBOSE=1 the call log times a product on device operands to its end, not to
+// its enqueue: the call returns with the handle's stream idle (cuda_verbose_timing sets it).
+TEST(CudaVerbose, DeviceProductIsTimedToItsEnd) {
+    const char *v = std::getenv("TESSERA_VERBOSE");
+    if (!v || std::strcmp(v, "1") != 0)
+        GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_verbose_timing sets it)";
+    TSR_REQUIRE_CUDA();
+    tsr_handle h;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS);
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(tsr_set_cuda_stream(h, stream), TSR_SUCCESS) << tsr_last_error();
+    // Milliseconds of work on an H100: long past the return of a call that only queued it.
+    const int64_t n = 4096;
+    std::vector<float> ones(size_t(n * n), 1.0f);
+    DeviceArray<float> dA(ones), dC(ones);
+    ::testing::internal::CaptureStderr();
+    const tsr_status s = tsr_sgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, n, n, n, 1.0f, dA.ptr, n,
+                                   dA.ptr, n, 0.0f, dC.ptr, n);
+    const cudaError_t idle = cudaStreamQuery(stream);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(s, TSR_SUCCESS) << tsr_last_error();
+    EXPECT_EQ(idle, cudaSuccess) << "the product was still running when its line was logged";
+    EXPECT_NE(log.find("backend=cuda"), std::string::npos) << log;
+    std::vector<float> c(size_t(n * n));
+    dC.to_host(c);
+    EXPECT_EQ(c[0], float(n));
+    EXPECT_EQ(c.back(), float(n));
+    ASSERT_EQ(tsr_set_cuda_stream(h, nullptr), TSR_SUCCESS);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+    tsr_destroy(h);
+}
+
 // Host backends never dereference device memory: a CPU handle refuses device operands, for
 // gemm and for sparse products alike (one routing policy, one error: TSR_ERR_INVALID_ARGUMENT;
 // test_cuda_spmv.cpp has more), with a clear error and nothing written.

@@ -439,6 +439,38 @@ TEST(CudaSpmv, UserStream) {
 }
 
 // TESSERA_VERBOSE=1 (ctest cuda_spmv_verbose): optimize and products name the GPU kernel.
+// Under TESSERA_VERBOSE=1 a product on device vectors is logged once it has finished: the call
+// returns with the handle's stream idle (the ctest cuda_verbose_timing sets the variable).
+TEST(CudaSpmvVerbose, DeviceProductIsTimedToItsEnd) {
+    const char *v = std::getenv("TESSERA_VERBOSE");
+    if (!v || std::strcmp(v, "1") != 0)
+        GTEST_SKIP() << "needs TESSERA_VERBOSE=1 (the ctest cuda_verbose_timing sets it)";
+    TSR_REQUIRE_CUDA();
+    const Entries e = from_csr(tessera::bench::laplacian_2d(1500));
+    tsr_handle h = cuda_handle();
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(tsr_set_cuda_stream(h, stream), TSR_SUCCESS) << tsr_last_error();
+    tsr_sparse A = nullptr;
+    ASSERT_EQ(create_matrix<double>(h, e, TSR_INDEX_I32, Door::csr, &A), TSR_SUCCESS);
+    ASSERT_EQ(tsr_sparse_optimize(h, A, TSR_FORMAT_CSR), TSR_SUCCESS) << tsr_last_error();
+    std::vector<double> hx(size_t(e.cols), 1.0), hy(size_t(e.rows), 0.0);
+    DeviceArray<double> dx(hx), dy(hy);
+    ::testing::internal::CaptureStderr();
+    const tsr_status s = tsr_dspmv(h, TSR_OP_N, 1.0, A, dx.ptr, 0.0, dy.ptr);
+    const cudaError_t idle = cudaStreamQuery(stream);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(s, TSR_SUCCESS) << tsr_last_error();
+    EXPECT_EQ(idle, cudaSuccess) << "the product was still running when its line was logged";
+    EXPECT_NE(log.find("backend=cuda"), std::string::npos) << log;
+    dy.to_host(hy);
+    EXPECT_EQ(hy[0], 2.0) << "a corner row of the 5-point Laplacian: 4 - 1 - 1";
+    tsr_sparse_destroy(A);
+    ASSERT_EQ(tsr_set_cuda_stream(h, nullptr), TSR_SUCCESS);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+    tsr_destroy(h);
+}
+
 TEST(CudaSpmvVerbose, KernelChoiceIsLogged) {
     const char *v = std::getenv("TESSERA_VERBOSE");
     if (!v || std::strcmp(v, "1") != 0)
