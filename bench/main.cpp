@@ -1,5 +1,6 @@
 // tessera-bench: Tessera's speed and accuracy next to OpenBLAS and BLIS, and the peak FLOP
-// rate. main() picks the subcommand (gemm by default) and maps errors to exit statuses.
+// rate. main() picks the subcommand (gemm by default) and maps errors to exit statuses;
+// --help lists the subcommands before the default one's options, --version says the versions.
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "gemm_command.hpp"
 #include "peak_command.hpp"
 #include "spmv_command.hpp"
+#include "tessera/tessera.h"
 #include "tiny_command.hpp"
 
 namespace {
@@ -18,16 +20,33 @@ using tessera::bench::UsageError;
 
 struct Subcommand {
     const char *name;
+    const char *what; // one line for the top-level --help
     int (*run)(ArgCursor &args);
 };
 
-// Add a line here for each new subcommand (spmv, ...); the first one is the default.
+// Add a line here for each new subcommand; the first one is the default.
 constexpr Subcommand kSubcommands[] = {
-    {"gemm", tessera::bench::run_gemm_command},
-    {"peak", tessera::bench::run_peak_command},
-    {"spmv", tessera::bench::run_spmv_command},
-    {"tiny", tessera::bench::run_tiny_command},
+    {"gemm", "sgemm/dgemm beside OpenBLAS and BLIS (or cuBLAS), with errors",
+     tessera::bench::run_gemm_command},
+    {"peak", "the peak FLOP rate of this machine, alone", tessera::bench::run_peak_command},
+    {"spmv", "sparse products in every format beside Eigen (or cuSPARSE)",
+     tessera::bench::run_spmv_command},
+    {"tiny", "ns per call of products up to 64 beside OpenBLAS and libxsmm",
+     tessera::bench::run_tiny_command},
 };
+
+// The commands, before the default command's own help.
+void print_commands() {
+    std::cout << "commands:";
+    for (const auto &c : kSubcommands)
+        std::cout << (&c == kSubcommands ? " " : ", ") << c.name
+                  << (&c == kSubcommands ? " (the default)" : "");
+    std::cout << "\n";
+    for (const auto &c : kSubcommands)
+        std::cout << "  " << c.name << std::string(6 - std::strlen(c.name), ' ') << c.what << "\n";
+    std::cout
+        << "'tessera-bench COMMAND --help' gives a command's options; --version the versions.\n\n";
+}
 
 } // namespace
 
@@ -35,6 +54,13 @@ int main(int argc, char **argv) {
     const Subcommand *command = &kSubcommands[0];
     int first = 1;
     try {
+        if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
+            std::cout << "tessera-bench " << TSR_VERSION_MAJOR << '.' << TSR_VERSION_MINOR << '.'
+                      << TSR_VERSION_PATCH << " (libtessera " << tsr_version() << ")\n";
+            return 0;
+        }
+        if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0))
+            print_commands();
         if (argc > 1 && argv[1][0] != '-') {
             command = nullptr;
             for (const auto &c : kSubcommands)
