@@ -9,6 +9,12 @@
 
 extern "C" {
 
+// Reference CBLAS's two globals: its routines set them around each call and the reference test
+// programs' cblas_xerbla reads them, so a complete CBLAS exports them (Tessera's doors leave
+// them at 0, the value reference CBLAS restores after every call).
+__attribute__((visibility("default"))) int RowMajorStrg = 0;
+__attribute__((visibility("default"))) int CBLAS_CallFromC = 0;
+
 __attribute__((weak, visibility("default"))) void xerbla_(const char *srname, const int *info,
                                                           size_t srname_len) {
     size_t len = srname ? strnlen(srname, srname_len) : 0;

@@ -1,11 +1,15 @@
 #!/bin/sh
-# ABI test: libtessera.so exports exactly the contract's names (tsr_* of tessera.h, the BLAS and
-# CBLAS symbols, weak xerbla_/cblas_xerbla), has SONAME libtessera.so.0, no CUDA and no -Bsymbolic.
-# usage: check_symbols.sh <path to libtessera.so> <path to include/tessera/tessera.h>
+# ABI test: libtessera.so exports exactly the contract's names (tsr_* of tessera.h; the BLAS and
+# CBLAS names of src/api/blas_symbols.txt with their ILP64 twins: all of them where the rest of
+# BLAS is forwarded, else the `own` ones; weak xerbla_/cblas_xerbla; reference CBLAS's globals
+# RowMajorStrg and CBLAS_CallFromC), has SONAME libtessera.so.0, no CUDA and no -Bsymbolic.
+# usage: check_symbols.sh LIBRARY tessera.h blas_symbols.txt all|own
 set -u
 
 lib=${1:?usage: check_symbols.sh LIBRARY HEADER}
 header=${2:?usage: check_symbols.sh LIBRARY HEADER}
+symbols=${3:?usage: check_symbols.sh LIBRARY HEADER SYMBOLS all|own}
+which=${4:-all}
 expected_soname=libtessera.so.0
 fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-symbols.XXXXXX") || exit 2
@@ -24,8 +28,11 @@ sed -n 's/.*TSR_API[^(]*[^A-Za-z0-9_]\(tsr_[A-Za-z0-9_]*\)[[:space:]]*(.*/\1/p' 
 if [ ! -s "$tmp/tsr" ]; then
     bad "found no TSR_API function in $header"
 fi
-printf '%s\n' sgemm_ dgemm_ sgemm_64_ dgemm_64_ \
-    cblas_sgemm cblas_dgemm cblas_sgemm_64 cblas_dgemm_64 xerbla_ cblas_xerbla >"$tmp/blas"
+# BLAS names and their ILP64 twins (dgemv_ -> dgemv_64_, cblas_dgemv -> cblas_dgemv_64).
+awk -v which="$which" '!/^#/ && NF == 2 && (which == "all" || $2 == "own") {
+        print $1; if ($1 ~ /_$/) print $1 "64_"; else print $1 "_64" }' "$symbols" >"$tmp/blas"
+[ "$(wc -l <"$tmp/blas")" -ge 8 ] || bad "read too few BLAS names from $symbols"
+printf '%s\n' xerbla_ cblas_xerbla RowMajorStrg CBLAS_CallFromC >>"$tmp/blas"
 sort -u "$tmp/tsr" "$tmp/blas" >"$tmp/contract"
 
 # Version nodes defined by the library's version script appear as ABS symbols; they are allowed.
@@ -58,7 +65,10 @@ while read -r name; do
     fi
     set -- $line
     type=$2 bind=$3
-    [ "$type" = FUNC ] || bad "$name is exported as $type, not FUNC"
+    case $name in
+        RowMajorStrg | CBLAS_CallFromC) [ "$type" = OBJECT ] || bad "$name is $type, not OBJECT" ;;
+        *) [ "$type" = FUNC ] || bad "$name is exported as $type, not FUNC" ;;
+    esac
     case $name in
         xerbla_ | cblas_xerbla) [ "$bind" = WEAK ] || bad "$name must be WEAK (so a program's own wins), is $bind" ;;
         *) [ "$bind" = GLOBAL ] || bad "$name should be GLOBAL, is $bind" ;;
