@@ -20,6 +20,23 @@ void log_gemm(const GemmTrace &t, const char *backend, const char *why, int thre
     std::fputs(line, stderr);
 }
 
+void log_gemv(const GemvTrace &t, const char *backend, const char *why, int threads,
+              double seconds) {
+    // A once, x once, y read and written: what a bandwidth-bound product has to move.
+    const bool trans = t.op != 'N';
+    const double xlen = double(trans ? t.m : t.n), ylen = double(trans ? t.n : t.m);
+    const double bytes = (double(t.m) * double(t.n) + xlen + 2.0 * ylen) * t.elem_size;
+    const double gbs = seconds > 0 ? bytes / seconds * 1e-9 : 0.0;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "tessera: %s %s %c m=%lld n=%lld incx=%lld incy=%lld backend=%s threads=%d "
+                  "time=%.3es %.2f GB/s%s%s%s\n",
+                  t.routine, t.layout == TSR_ROW_MAJOR ? "row" : "col", t.op, (long long)t.m,
+                  (long long)t.n, (long long)t.incx, (long long)t.incy, backend, threads, seconds,
+                  gbs, why ? " (" : "", why ? why : "", why ? ")" : "");
+    std::fputs(line, stderr);
+}
+
 void log_spmv(const SpmvTrace &t, const char *backend, const char *why, int threads,
               double seconds) {
     double gflops = seconds > 0 ? 2.0 * double(t.nnz) / seconds * 1e-9 : 0.0;

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-# Runs one Debian libblas-test Level-3 program with Tessera preloaded over the reference BLAS and
+# Runs one Debian libblas-test Level-2 or Level-3 program with Tessera preloaded over the reference BLAS and
 # judges its printed report (the programs exit 0 even when tests fail); exit 77 means "skipped".
-"""Conformance runner for the BLAS Level-3 test programs.
+"""Conformance runner for the BLAS Level-2 and Level-3 test programs.
 
 The program reads the input file from stdin in a fresh temporary directory.
-The Fortran programs (xblat3s, xblat3d) write their whole report to the summary
+The Fortran programs (xblat2s, xblat3s, ...) write their whole report to the summary
 file named on the first input line (unit 6 is reopened onto it); the CBLAS
-programs (xscblat3, xdcblat3) print theirs on stdout. The run passes when
+programs (xscblat2, xscblat3, ...) print theirs on stdout. The run passes when
 
   * the program exits 0 within the timeout and prints "END OF TESTS";
   * every enabled routine reports that it passed the error-exit tests and the
@@ -34,6 +34,10 @@ DEFAULT_TEST_DIR = "/usr/lib/x86_64-linux-gnu/blas"
 # program -> (input file, enabled routine as printed, report file or None for stdout,
 #             Tessera routine name in the call log, is CBLAS)
 PROGRAMS = {
+    "xblat2s": ("sblat2_gemv.in", "SGEMV", "SBLAT2.SUMM", "sgemv", False),
+    "xblat2d": ("dblat2_gemv.in", "DGEMV", "DBLAT2.SUMM", "dgemv", False),
+    "xscblat2": ("scblat2_gemv.in", "cblas_sgemv", None, "sgemv", True),
+    "xdcblat2": ("dcblat2_gemv.in", "cblas_dgemv", None, "dgemv", True),
     "xblat3s": ("sblat3_gemm.in", "SGEMM", "SBLAT3.SUMM", "sgemm", False),
     "xblat3d": ("dblat3_gemm.in", "DGEMM", "DBLAT3.SUMM", "dgemm", False),
     "xscblat3": ("scblat3_gemm.in", "cblas_sgemm", None, "sgemm", True),

@@ -1,0 +1,195 @@
+// The CPU gemv driver: strided x and y through contiguous buffers, then op N split over rows
+// (each thread owns a block of y) and op T split over columns (each thread owns a block of
+// dot products), with the other split where the first one leaves a thread too little.
+#include "cpu/gemv.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "cpu/gemv_kernels.hpp"
+#include "cpu/isa.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+// Elements of A below which one more thread does not pay for waking it.
+constexpr int64_t kGemvElementsPerThread = int64_t(1) << 15;
+// The least rows (op N) or columns (op T) a thread owns in the natural split; below it the
+// work is split the other way and the threads' partial results are summed.
+constexpr int64_t kGemvMinRowsPerThread = 256;
+constexpr int64_t kGemvMinColumnsPerThread = 16;
+
+template <typename T> const GemvKernels<T> &kernels() {
+    switch (active_isa()) {
+#if defined(__x86_64__)
+    case Isa::avx512:
+        if constexpr (sizeof(T) == 4) return gemv_avx512_f32();
+        else return gemv_avx512_f64();
+    case Isa::avx2:
+        if constexpr (sizeof(T) == 4) return gemv_avx2_f32();
+        else return gemv_avx2_f64();
+#endif
+    default:
+        if constexpr (sizeof(T) == 4) return gemv_generic_f32();
+        else return gemv_generic_f64();
+    }
+}
+
+// Where element 0 of a vector of len elements with increment inc lies (reference convention).
+template <typename P> P *first(P *v, int64_t len, int64_t inc) {
+    return inc < 0 ? v - (len - 1) * inc : v;
+}
+
+// Part p of nparts of [0, total) in pieces that are multiples of `align`.
+struct Range {
+    int64_t begin, end;
+};
+Range part(int64_t total, int p, int nparts, int64_t align) {
+    int64_t chunk = (total + nparts - 1) / nparts;
+    chunk = (chunk + align - 1) / align * align;
+    const int64_t begin = std::min(total, p * chunk);
+    return {begin, std::min(total, begin + chunk)};
+}
+
+// y[0:len) = beta·y; beta == 0 writes zeros without reading.
+template <typename T> void scale(int64_t len, T beta, T *y) {
+    if (beta == T(1)) return;
+    if (beta == T(0)) std::fill(y, y + len, T(0));
+    else
+        for (int64_t i = 0; i < len; ++i) y[i] *= beta;
+}
+
+// The contiguous problem of op N: y = beta·y + alpha·A·x, y of length m.
+template <typename T>
+int run_n(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, int64_t lda,
+          const T *x, T beta, T *y, int threads) {
+    if (threads == 1) {
+        scale(m, beta, y);
+        k.n(m, n, alpha, A, lda, x, y);
+        return 1;
+    }
+    int used = 1;
+    constexpr int64_t line = int64_t(64 / sizeof(T)); // threads' blocks of y share no line
+    if (m >= threads * kGemvMinRowsPerThread) {
+#pragma omp parallel num_threads(threads)
+        {
+            const int nt = omp_get_num_threads(), p = omp_get_thread_num();
+            if (p == 0) used = nt;
+            const Range r = part(m, p, nt, line);
+            if (r.end > r.begin) {
+                scale(r.end - r.begin, beta, y + r.begin);
+                k.n(r.end - r.begin, n, alpha, A + r.begin, lda, x, y + r.begin);
+            }
+        }
+        return used;
+    }
+    // Few rows, many columns: each thread sums its columns into its own y, then they are added.
+    std::vector<T> partial(size_t(threads - 1) * size_t(m));
+#pragma omp parallel num_threads(threads)
+    {
+        const int nt = omp_get_num_threads(), p = omp_get_thread_num();
+        if (p == 0) used = nt;
+        const Range c = part(n, p, nt, 8);
+        T *out = p == 0 ? y : partial.data() + size_t(p - 1) * size_t(m);
+        if (p == 0) scale(m, beta, y);
+        else std::fill(out, out + m, T(0));
+        if (c.end > c.begin)
+            k.n(m, c.end - c.begin, alpha, A + c.begin * lda, lda, x + c.begin, out);
+    }
+    for (int p = 1; p < used; ++p) {
+        const T *part_y = partial.data() + size_t(p - 1) * size_t(m);
+        for (int64_t i = 0; i < m; ++i) y[i] += part_y[i];
+    }
+    return used;
+}
+
+// The contiguous problem of op T: y = alpha·A^T·x + beta·y, y of length n.
+template <typename T>
+int run_t(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, int64_t lda,
+          const T *x, T beta, T *y, int threads) {
+    if (threads == 1) {
+        k.t(m, n, alpha, A, lda, x, beta, y);
+        return 1;
+    }
+    int used = 1;
+    if (n >= threads * kGemvMinColumnsPerThread) {
+#pragma omp parallel num_threads(threads)
+        {
+            const int nt = omp_get_num_threads(), p = omp_get_thread_num();
+            if (p == 0) used = nt;
+            const Range c = part(n, p, nt, 16);
+            if (c.end > c.begin)
+                k.t(m, c.end - c.begin, alpha, A + c.begin * lda, lda, x, beta, y + c.begin);
+        }
+        return used;
+    }
+    // Few columns, many rows: each thread takes a block of rows, their dot products are added.
+    std::vector<T> partial(size_t(threads) * size_t(n));
+#pragma omp parallel num_threads(threads)
+    {
+        const int nt = omp_get_num_threads(), p = omp_get_thread_num();
+        if (p == 0) used = nt;
+        const Range r = part(m, p, nt, int64_t(64 / sizeof(T)));
+        T *out = partial.data() + size_t(p) * size_t(n);
+        if (r.end > r.begin)
+            k.t(r.end - r.begin, n, T(1), A + r.begin, lda, x + r.begin, T(0), out);
+        else std::fill(out, out + n, T(0));
+    }
+    for (int64_t j = 0; j < n; ++j) {
+        T s = partial[size_t(j)];
+        for (int p = 1; p < used; ++p) s += partial[size_t(p) * size_t(n) + size_t(j)];
+        y[j] = beta == T(0) ? alpha * s : alpha * s + beta * y[j];
+    }
+    return used;
+}
+
+} // namespace
+
+template <typename T> int gemv(const GemvArgs<T> &g, int max_threads) {
+    const int64_t xlen = g.trans ? g.m : g.n, ylen = g.trans ? g.n : g.m;
+    T *y0 = first(g.y, ylen, g.incy);
+    if (g.alpha == T(0)) { // y = beta·y: A and x are not read
+        for (int64_t i = 0; i < ylen; ++i) {
+            T &yi = y0[i * g.incy];
+            yi = g.beta == T(0) ? T(0) : g.beta * yi;
+        }
+        return 1;
+    }
+    const int64_t work = g.m * g.n;
+    const int threads = int(std::clamp<int64_t>(work / kGemvElementsPerThread, 1, max_threads));
+
+    // Strided vectors go through contiguous copies: x gathered, y gathered (unless beta == 0
+    // says it is not read) and scattered back.
+    std::vector<T> xbuf, ybuf;
+    const T *x = g.x;
+    if (g.incx != 1) {
+        xbuf.resize(size_t(xlen));
+        const T *x0 = first(g.x, xlen, g.incx);
+        for (int64_t i = 0; i < xlen; ++i) xbuf[size_t(i)] = x0[i * g.incx];
+        x = xbuf.data();
+    }
+    T *y = g.y;
+    if (g.incy != 1) {
+        ybuf.resize(size_t(ylen));
+        if (g.beta != T(0))
+            for (int64_t i = 0; i < ylen; ++i) ybuf[size_t(i)] = y0[i * g.incy];
+        y = ybuf.data();
+    }
+
+    const GemvKernels<T> &k = kernels<T>();
+    const int used = g.trans ? run_t(k, g.m, g.n, g.alpha, g.A, g.lda, x, g.beta, y, threads)
+                             : run_n(k, g.m, g.n, g.alpha, g.A, g.lda, x, g.beta, y, threads);
+    if (g.incy != 1)
+        for (int64_t i = 0; i < ylen; ++i) y0[i * g.incy] = ybuf[size_t(i)];
+    return used;
+}
+
+const char *gemv_isa() { return isa_name(active_isa()); }
+
+template int gemv<float>(const GemvArgs<float> &, int);
+template int gemv<double>(const GemvArgs<double> &, int);
+
+} // namespace tessera::cpu
