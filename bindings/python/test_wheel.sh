@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Python package as a user gets it: a fresh virtual environment, pip install ./bindings/python
-# (which builds libtessera and bundles it), then the pytest suite and the examples against it.
+# The Python package as a user gets it: the manylinux wheel (build_wheel.sh: pip builds
+# libtessera and bundles it, auditwheel makes it a manylinux wheel) installed in a fresh virtual
+# environment, then the pytest suite and the examples against it.
 # usage: bash bindings/python/test_wheel.sh      (PYTHON=python3.12 to choose the interpreter)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -13,8 +14,10 @@ echo "== fresh virtual environment ($("$python" --version 2>&1)) in $work/venv"
 venv_python="$work/venv/bin/python"
 "$venv_python" -m pip install --quiet --upgrade pip
 
-echo "== pip install ./bindings/python pytest scipy"
-"$venv_python" -m pip install --quiet "$root/bindings/python" pytest scipy
+echo "== the manylinux wheel (bindings/python/build_wheel.sh)"
+PYTHON="$python" bash "$root/bindings/python/build_wheel.sh" "$work/dist"
+echo "== pip install the wheel, pytest, scipy"
+"$venv_python" -m pip install --quiet "$work"/dist/tessera-*manylinux*.whl pytest scipy
 
 # From a folder outside the checkout, so that the installed package is the one imported, with
 # the library bundled in its wheel (not one named by TESSERA_LIBRARY).
