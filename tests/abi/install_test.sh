@@ -54,6 +54,18 @@ if readelf -d "$real" | grep -E '\((RPATH|RUNPATH)\)' | grep -qF "$build"; then
     die "the installed library keeps an RPATH/RUNPATH into the build tree: $(readelf -d "$real" | grep -E 'R(UN)?PATH')"
 fi
 
+# The system-BLAS directory (the shape of Debian's openblas-pthread/): libblas.so.3 and
+# libcblas.so.3 lead to the library, libblas.so to libblas.so.3, blas.pc names this prefix.
+sysblas=$libdir/tessera
+for link in libblas.so.3 libcblas.so.3 libblas.so; do
+    [ -L "$sysblas/$link" ] || die "$sysblas/$link is missing or not a symbolic link"
+    [ "$(readlink -f "$sysblas/$link")" = "$real" ] || die "$sysblas/$link does not lead to $real"
+done
+[ "$(readlink "$sysblas/libblas.so")" = libblas.so.3 ] || die "$sysblas/libblas.so does not point at libblas.so.3"
+grep -qx "libdir=$sysblas" "$sysblas/blas.pc" || die "$sysblas/blas.pc does not name $sysblas: $(grep '^libdir' "$sysblas/blas.pc")"
+grep -q '^Libs: -L${libdir} -lblas$' "$sysblas/blas.pc" || die "$sysblas/blas.pc: no 'Libs: -L\${libdir} -lblas'"
+echo "system BLAS directory: $(cd "$sysblas" && ls | tr '\n' ' ')"
+
 run_installed() { # run_installed NAME PROGRAM: run it against the installed library only
     echo "-- running $1"
     LD_LIBRARY_PATH=$libdir "$2" >"$tmp/run.log" 2>&1
