@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gemm_reference.hpp"
+#include "peak_share.hpp"
 #include "random_matrix.hpp"
 
 namespace tessera::bench {
@@ -45,13 +46,15 @@ Matrix<T> operand(tsr_layout layout, std::int64_t rows, std::int64_t cols, std::
 template <class T> void fill_zero(Matrix<T> &c) { std::fill_n(c.data(), c.size(), T(0)); }
 
 SideResult summarize_side(const std::string &name, const std::vector<double> &samples, double flops,
-                          double error, std::optional<double> peak_gflops) {
+                          double error, std::optional<double> peak_gflops, bool peak_busy) {
     SideResult r;
     r.name = name;
     r.seconds = summarize(samples);
     r.gflops = r.seconds.median > 0 ? flops / r.seconds.median * 1e-9 : 0.0;
     r.error = error;
-    if (peak_gflops && *peak_gflops > 0) r.peak_fraction = r.gflops / *peak_gflops;
+    const PeakShare share = peak_share(r.gflops, peak_gflops, peak_busy);
+    r.peak_fraction = share.fraction;
+    r.peak_reason = share.reason;
     return r;
 }
 
@@ -169,6 +172,9 @@ void GemmBench::run_typed(const GemmCase &c,
     if (session_.peak)
         if (const PeakMeasurement *p = session_.peak->best(c.precision, session_.threads))
             peak = p->gflops;
+    // A peak measured on a busy machine is too low: no side's share of it is shown.
+    const bool peak_busy =
+        session_.peak && !peak_warnings(*session_.peak, session_.threads).empty();
 
     std::optional<GemmReference> reference; // built once, when a backend first needs it
     for (tsr_backend backend : c.backends) {
@@ -256,7 +262,7 @@ void GemmBench::run_typed(const GemmCase &c,
             auto side = [&](std::size_t i) {
                 return summarize_side(sides[i].name, samples[i], flops,
                                       reference->relative_error(all[i]->C.data(), all[i]->C.ld()),
-                                      peak);
+                                      peak, peak_busy);
             };
             record.ours = side(0);
             std::size_t next = 1;

@@ -23,6 +23,7 @@ struct SideResult {
     double gflops = 0;                   // 2mnk / median seconds / 1e9
     double error = 0;                    // relative Frobenius error against the reference
     std::optional<double> peak_fraction; // gflops / the measured peak (see GemmRecord)
+    const char *peak_reason = nullptr;   // why peak_fraction is absent (peak_share.hpp)
 };
 
 struct GemmRecord {

@@ -12,7 +12,8 @@
 #include "gemm_options.hpp"
 #include "gemm_report.hpp"
 #include "gemm_sweep.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
+#include "progress.hpp"
 #include "session.hpp"
 #include "session_json.hpp"
 
@@ -95,43 +96,34 @@ void print_cuda_kernels(std::ostream &out, const GemmOptions &o) {
     out.flush();
 }
 
-void write_json(std::ostream &out, const Session &session, const GemmOptions &gemm_options,
-                const std::vector<GemmRecord> &records) {
+Json gemm_document(const Session &session, const GemmOptions &gemm_options,
+                   const std::vector<GemmRecord> &records) {
     const CommonOptions &options = gemm_options.common;
-    JsonWriter json(out);
-    json.begin_object();
-    write_session_json(json, session, options, "gemm");
-    json.key("cuda").begin_object();
-    json.key("kernels").begin_object();
+    Json json = Json::object();
+    add_session_json(json, session, options, "gemm");
+    Json &cuda = json["cuda"];
+    Json &kernels = cuda["kernels"];
+    kernels = Json::object();
     for (const char *name : kCudaKernelVariables) {
         const char *v = std::getenv(name);
-        json.key(name);
-        if (v && *v) json.value(v);
-        else json.null();
+        kernels[name] = v && *v ? Json(v) : Json(nullptr);
     }
-    json.end_object();
-    json.key("cublas_math").begin_array();
-    for (CublasMath m : cublas_math(gemm_options)) json.value(cublas_math_name(m));
-    json.end_array();
-    json.field("reference", gemm_options.sampled_reference ? "sampled" : "full");
-    json.end_object();
+    cuda["cublas_math"] = Json::array();
+    for (CublasMath m : cublas_math(gemm_options))
+        cuda["cublas_math"].push_back(cublas_math_name(m));
+    cuda["reference"] = gemm_options.sampled_reference ? "sampled" : "full";
     const TimingPlan plan =
         GemmBench::timing_plan(options, session.threads, cpu_anchors_time(session, gemm_options));
-    json.key("timing").begin_object();
-    json.field("min_reps", plan.min_reps).field("min_time_s", plan.min_time);
-    json.field("turn_time_s", plan.turn_time).field("settle_s", plan.settle);
-    json.field("cap_factor", plan.cap_factor).field("warmup_fraction", plan.warmup_fraction);
-    json.field("statistic", "median");
-    json.end_object();
-    json.key("records").begin_array();
-    for (const auto &r : records) write_gemm_record(json, r);
-    json.end_array();
-    if (gemm_options.sweep_count > 0) {
-        json.key("sweep");
-        write_sweep_json(json, summarize_sweep(records), options.seed);
-    }
-    json.end_object();
-    json.finish();
+    json["timing"] = {{"min_reps", plan.min_reps},     {"min_time_s", plan.min_time},
+                      {"turn_time_s", plan.turn_time}, {"settle_s", plan.settle},
+                      {"cap_factor", plan.cap_factor}, {"warmup_fraction", plan.warmup_fraction},
+                      {"statistic", "median"}};
+    Json &out = json["records"];
+    out = Json::array();
+    for (const auto &r : records) out.push_back(gemm_record_json(r));
+    if (gemm_options.sweep_count > 0)
+        json["sweep"] = sweep_json(summarize_sweep(records), options.seed);
+    return json;
 }
 
 } // namespace
@@ -177,17 +169,20 @@ int run_gemm_command(ArgCursor &args) {
     table.header();
     std::vector<GemmRecord> records;
     bool failed = false;
+    Progress progress(std::int64_t(cases.size()), !options.common.quiet);
     for (const GemmCase &c : cases) {
         bench.run(c, [&](const GemmRecord &r) {
+            progress.clear();
             table.row(r);
             records.push_back(r);
             failed = failed || r.status == "failed";
         });
+        progress.advance();
     }
+    table.footer();
 
     if (options.sweep_count > 0) print_sweep(log, summarize_sweep(records), options.common.seed);
-    if (!json_out.emit([&](std::ostream &out) { write_json(out, session, options, records); }))
-        return 1;
+    if (json_out.wanted() && !json_out.emit(gemm_document(session, options, records))) return 1;
     return failed ? 1 : 0;
 }
 

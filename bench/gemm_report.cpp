@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backend_names.hpp"
+#include "peak_share.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -18,25 +19,21 @@ std::string op_text(const GemmRecord &r) {
     return r.ops.text() + (r.layout == TSR_ROW_MAJOR ? " row" : "");
 }
 
-void optional_number(JsonWriter &json, const std::optional<double> &v) {
-    if (v) json.value(*v);
-    else json.null();
-}
-
-void write_side(JsonWriter &json, const std::optional<SideResult> &side) {
-    if (!side) {
-        json.null();
-        return;
-    }
-    json.begin_object();
-    json.field("name", side->name).field("reps", side->seconds.count);
-    json.field("median_s", side->seconds.median).field("min_s", side->seconds.min);
-    json.field("max_s", side->seconds.max).field("mean_s", side->seconds.mean);
-    json.field("mad_s", side->seconds.mad).field("gflops", side->gflops);
-    json.field("rel_error", side->error);
-    json.key("peak_fraction");
-    optional_number(json, side->peak_fraction);
-    json.end_object();
+Json side_json(const std::optional<SideResult> &side) {
+    if (!side) return nullptr;
+    Json j;
+    j["name"] = side->name;
+    j["reps"] = side->seconds.count;
+    j["median_s"] = side->seconds.median;
+    j["min_s"] = side->seconds.min;
+    j["max_s"] = side->seconds.max;
+    j["mean_s"] = side->seconds.mean;
+    j["mad_s"] = side->seconds.mad;
+    j["gflops"] = side->gflops;
+    j["rel_error"] = side->error;
+    j["peak_fraction"] = json_number(side->peak_fraction);
+    j["peak_fraction_reason"] = json_text(side->peak_reason);
+    return j;
 }
 
 std::vector<Column> table_columns(const GemmColumns &c) {
@@ -108,8 +105,12 @@ void GemmTable::row(const GemmRecord &r) {
     if (columns_.blis) cells.insert(cells.end(), {gflops(r.blis), ratio(r.ratio_blis)});
     if (columns_.strassen)
         cells.insert(cells.end(), {gflops(r.strassen), ratio(r.strassen_speedup)});
-    if (columns_.peak)
-        cells.push_back(r.ours->peak_fraction ? significant(100 * *r.ours->peak_fraction) : "-");
+    if (columns_.peak) {
+        const std::string cell =
+            peak_share_cell(PeakShare{r.ours->peak_fraction, r.ours->peak_reason});
+        peak_busy_ = peak_busy_ || cell == "busy";
+        cells.push_back(cell);
+    }
     cells.push_back(error(r.ours));
     if (columns_.openblas) cells.push_back(error(r.anchor));
     if (columns_.blis) cells.push_back(error(r.blis));
@@ -117,45 +118,45 @@ void GemmTable::row(const GemmRecord &r) {
     table_.row(cells);
 }
 
-void write_gemm_record(JsonWriter &json, const GemmRecord &r) {
-    json.begin_object();
-    json.field("benchmark", "gemm").field("routine", routine(r));
-    json.field("dtype", precision_letter(r.precision));
-    json.field("m", r.shape.m).field("n", r.shape.n).field("k", r.shape.k);
-    json.field("layout", layout_name(r.layout));
-    json.field("transa", r.ops.text().substr(0, 1)).field("transb", r.ops.text().substr(1, 1));
-    json.field("alpha", r.alpha).field("beta", r.beta);
-    if (!r.ld.empty()) json.field("ld_pads", r.ld);
-    json.field("backend", backend_name(r.backend)).field("threads", r.threads);
-    json.field("flops", r.shape.flops());
-    json.field("status", r.status);
-    if (!r.message.empty()) json.field("message", r.message);
+void GemmTable::footer() {
+    if (peak_busy_) table_.note(std::string("\n") + peak_busy_footnote());
+}
+
+Json gemm_record_json(const GemmRecord &r) {
+    Json j;
+    j["benchmark"] = "gemm";
+    j["routine"] = routine(r);
+    j["dtype"] = precision_letter(r.precision);
+    j["m"] = r.shape.m;
+    j["n"] = r.shape.n;
+    j["k"] = r.shape.k;
+    j["layout"] = layout_name(r.layout);
+    j["transa"] = r.ops.text().substr(0, 1);
+    j["transb"] = r.ops.text().substr(1, 1);
+    j["alpha"] = r.alpha;
+    j["beta"] = r.beta;
+    if (!r.ld.empty()) j["ld_pads"] = r.ld;
+    j["backend"] = backend_name(r.backend);
+    j["threads"] = r.threads;
+    j["flops"] = r.shape.flops();
+    j["status"] = r.status;
+    if (!r.message.empty()) j["message"] = r.message;
     if (r.status == "ok") {
-        json.field("reference", r.reference);
-        json.key("ours");
-        write_side(json, r.ours);
-        json.key("anchor");
-        write_side(json, r.anchor);
-        json.key("blis");
-        write_side(json, r.blis);
-        json.key("ratio");
-        optional_number(json, r.ratio);
-        json.key("ratio_blis");
-        optional_number(json, r.ratio_blis);
-        json.key("anchor_alt");
-        write_side(json, r.anchor_alt);
-        json.key("ratio_alt");
-        optional_number(json, r.ratio_alt);
-        json.key("strassen");
-        write_side(json, r.strassen);
-        json.key("strassen_speedup");
-        optional_number(json, r.strassen_speedup);
-        json.key("peak_gflops");
-        optional_number(json, r.peak_gflops);
-        json.key("peak_fraction");
-        optional_number(json, r.ours ? r.ours->peak_fraction : std::nullopt);
+        j["reference"] = r.reference;
+        j["ours"] = side_json(r.ours);
+        j["anchor"] = side_json(r.anchor);
+        j["blis"] = side_json(r.blis);
+        j["ratio"] = json_number(r.ratio);
+        j["ratio_blis"] = json_number(r.ratio_blis);
+        j["anchor_alt"] = side_json(r.anchor_alt);
+        j["ratio_alt"] = json_number(r.ratio_alt);
+        j["strassen"] = side_json(r.strassen);
+        j["strassen_speedup"] = json_number(r.strassen_speedup);
+        j["peak_gflops"] = json_number(r.peak_gflops);
+        j["peak_fraction"] = json_number(r.ours ? r.ours->peak_fraction : std::nullopt);
+        j["peak_fraction_reason"] = json_text(r.ours ? r.ours->peak_reason : nullptr);
     }
-    json.end_object();
+    return j;
 }
 
 } // namespace tessera::bench

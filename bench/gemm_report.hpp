@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gemm_bench.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "table.hpp"
 
 namespace tessera::bench {
@@ -29,15 +29,18 @@ public:
     void header();
     // One row; an unavailable backend gets one note the first time, then nothing.
     void row(const GemmRecord &record);
+    // After the last row: the footnote of a "busy" peak% cell, when there was one.
+    void footer();
 
 private:
     GemmColumns columns_;
     Table table_;
     std::ostream &out_;
     std::set<tsr_backend> said_unavailable_;
+    bool peak_busy_ = false; // some peak% cell says "busy"
 };
 
-// One record as a JSON object (the writer must be inside an array).
-void write_gemm_record(JsonWriter &json, const GemmRecord &record);
+// One record as a JSON object.
+Json gemm_record_json(const GemmRecord &record);
 
 } // namespace tessera::bench

@@ -72,26 +72,24 @@ void print_sweep(std::ostream &out, const std::vector<SweepSummary> &summaries,
     out.flush();
 }
 
-void write_sweep_json(JsonWriter &json, const std::vector<SweepSummary> &summaries,
-                      std::uint64_t seed) {
-    json.begin_array();
+Json sweep_json(const std::vector<SweepSummary> &summaries, std::uint64_t seed) {
+    Json out = Json::array();
     for (const SweepSummary &s : summaries) {
-        json.begin_object();
-        json.field("seed", seed).field("dtype", precision_letter(s.precision));
-        json.field("backend", backend_name(s.backend))
-            .field("anchor", s.anchor)
-            .field("cases", s.cases);
-        json.field("geomean", s.geomean).field("p5", s.p5).field("worst", s.worst);
-        json.key("worst_cases").begin_array();
-        for (const GemmRecord &r : s.worst_cases) {
-            json.begin_object();
-            json.field("ratio", *r.ratio).field("case", case_text(r));
-            json.end_object();
-        }
-        json.end_array();
-        json.end_object();
+        Json j;
+        j["seed"] = seed;
+        j["dtype"] = precision_letter(s.precision);
+        j["backend"] = backend_name(s.backend);
+        j["anchor"] = s.anchor;
+        j["cases"] = s.cases;
+        j["geomean"] = s.geomean;
+        j["p5"] = s.p5;
+        j["worst"] = s.worst;
+        j["worst_cases"] = Json::array();
+        for (const GemmRecord &r : s.worst_cases)
+            j["worst_cases"].push_back(Json{{"ratio", *r.ratio}, {"case", case_text(r)}});
+        out.push_back(std::move(j));
     }
-    json.end_array();
+    return out;
 }
 
 } // namespace tessera::bench

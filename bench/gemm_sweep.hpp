@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gemm_bench.hpp"
-#include "json_writer.hpp"
+#include "json_output.hpp"
 
 namespace tessera::bench {
 
@@ -25,7 +25,7 @@ struct SweepSummary {
 // One summary per (precision, backend) that has ratios, in the order they first appear.
 std::vector<SweepSummary> summarize_sweep(const std::vector<GemmRecord> &records);
 void print_sweep(std::ostream &out, const std::vector<SweepSummary> &summaries, std::uint64_t seed);
-void write_sweep_json(JsonWriter &json, const std::vector<SweepSummary> &summaries,
-                      std::uint64_t seed);
+// The "sweep" member: an array of summaries.
+Json sweep_json(const std::vector<SweepSummary> &summaries, std::uint64_t seed);
 
 } // namespace tessera::bench

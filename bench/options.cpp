@@ -9,6 +9,8 @@ bool parse_common_option(ArgCursor &args, CommonOptions &options) {
         options.help = true;
     } else if (args.take_flag("--quick")) {
         options.quick = true;
+    } else if (args.take_flag("--quiet")) {
+        options.quiet = true;
     } else if (auto v = args.take_option("--threads")) {
         options.threads = static_cast<int>(parse_int(*v, "--threads", 1, 4096));
     } else if (auto v = args.take_option("--reps")) {
@@ -72,6 +74,7 @@ const char *common_options_help() {
            "                    threads stop spinning (default 0.15 with more than one thread)\n"
            "  --json FILE       also write the results as JSON to FILE (- for stdout)\n"
            "  --quick           smaller default shapes and --min-time 0.1: a smoke run\n"
+           "  --quiet           no progress line on stderr (shown on runs longer than ~3 s)\n"
            "  --seed N          seed of the random data and of the sampled reference (default 42)\n"
            "  --anchor LIST     anchors to compare with: openblas, blis, a comma list of both\n"
            "                    (default), or none; a missing one is reported and left out\n"

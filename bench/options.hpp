@@ -17,6 +17,7 @@ struct CommonOptions {
     double settle = -1;    // idle seconds before each turn; < 0: automatic (timing.hpp)
     std::string json_path; // "" = no JSON, "-" = JSON on stdout (the table goes to stderr)
     bool quick = false;    // smaller default shapes and a shorter minimum time
+    bool quiet = false;    // no progress line on standard error (progress.hpp)
     bool help = false;
     std::uint64_t seed = 42;     // random data and sampled reference entries
     bool anchor_openblas = true; // --anchor: which anchors to load (both by default;

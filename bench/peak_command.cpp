@@ -7,7 +7,7 @@
 
 #include <tessera/tessera.h>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "options.hpp"
 #include "peak_report.hpp"
 #include "session.hpp"
@@ -78,13 +78,10 @@ int run_peak_command(ArgCursor &args) {
 
     if (!json_path.empty()) {
         std::ostream &out = json_path == "-" ? std::cout : json_file;
-        JsonWriter json(out);
-        json.begin_object();
-        write_session_json(json, session, options, "peak");
-        json.key("records").begin_array();
-        json.end_array();
-        json.end_object();
-        json.finish();
+        Json json = Json::object();
+        add_session_json(json, session, options, "peak");
+        json["records"] = Json::array();
+        write_json_document(out, json);
         if (json_path != "-") {
             json_file.close();
             if (!json_file) {

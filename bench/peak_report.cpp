@@ -73,48 +73,41 @@ void print_peak_banner(std::ostream &out, const PeakTable &table, int threads) {
     for (const auto &w : peak_warnings(table, threads)) out << "warning: peak: " << w << '\n';
 }
 
-void write_peak_json(JsonWriter &json, const std::optional<PeakTable> &table, int threads,
-                     const std::string &note) {
-    if (!table) {
-        json.null();
-        return;
-    }
-    json.begin_object();
-    json.field("method", peak_method()).field("seconds_each", table->seconds_each);
-    if (!note.empty()) json.field("note", note);
-    json.key("measurements").begin_array();
+Json peak_json(const std::optional<PeakTable> &table, int threads, const std::string &note) {
+    if (!table) return nullptr;
+    Json j;
+    j["method"] = peak_method();
+    j["seconds_each"] = table->seconds_each;
+    if (!note.empty()) j["note"] = note;
+    j["measurements"] = Json::array();
     for (const auto &m : table->items) {
-        json.begin_object();
-        json.field("isa", m.kernel->name).field("dtype", m.kernel->f64 ? "d" : "s");
-        json.field("threads", m.threads).field("lanes", m.kernel->lanes);
-        json.field("chains", m.kernel->accumulators).field("gflops", m.gflops);
-        json.field("timed_s", m.seconds);
-        json.end_object();
+        Json item;
+        item["isa"] = m.kernel->name;
+        item["dtype"] = m.kernel->f64 ? "d" : "s";
+        item["threads"] = m.threads;
+        item["lanes"] = m.kernel->lanes;
+        item["chains"] = m.kernel->accumulators;
+        item["gflops"] = m.gflops;
+        item["timed_s"] = m.seconds;
+        j["measurements"].push_back(std::move(item));
     }
-    json.end_array();
-    json.key("warnings").begin_array();
-    for (const auto &w : peak_warnings(*table, threads)) json.value(w);
-    json.end_array();
-    json.key("unsupported").begin_array();
-    for (const auto &s : table->skipped) json.value(s);
-    json.end_array();
-    json.key("best").begin_object();
+    j["warnings"] = peak_warnings(*table, threads);
+    j["unsupported"] = table->skipped;
+    Json best = Json::object();
     for (Precision p : {Precision::f32, Precision::f64}) {
-        json.key(precision_letter(p));
         const PeakMeasurement *b = table->best(p, threads);
-        if (!b) {
-            json.null();
-            continue;
+        Json &entry = best[precision_letter(p)];
+        if (!b) continue; // stays null
+        entry["isa"] = b->kernel->name;
+        entry["threads"] = b->threads;
+        entry["gflops"] = b->gflops;
+        if (const PeakMeasurement *one = table->best(p, 1)) {
+            entry["gflops_1thread"] = one->gflops;
+            entry["isa_1thread"] = one->kernel->name;
         }
-        json.begin_object();
-        json.field("isa", b->kernel->name).field("threads", b->threads);
-        json.field("gflops", b->gflops);
-        if (const PeakMeasurement *one = table->best(p, 1))
-            json.field("gflops_1thread", one->gflops).field("isa_1thread", one->kernel->name);
-        json.end_object();
     }
-    json.end_object();
-    json.end_object();
+    j["best"] = std::move(best);
+    return j;
 }
 
 } // namespace tessera::bench

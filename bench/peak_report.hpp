@@ -5,7 +5,7 @@
 #include <optional>
 #include <ostream>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "peak.hpp"
 
 namespace tessera::bench {
@@ -17,9 +17,8 @@ void print_peak_table(std::ostream &out, const PeakTable &table, int threads);
 // The gemm banner's lines: every measurement in one line, then what peak% is against.
 void print_peak_banner(std::ostream &out, const PeakTable &table, int threads);
 
-// Writes the value of the "peak" member: the method, every measurement and the best per
-// precision at `threads`; null when the peak was not measured.
-void write_peak_json(JsonWriter &json, const std::optional<PeakTable> &table, int threads,
-                     const std::string &note);
+// The value of the "peak" member: the method, every measurement and the best per precision
+// at `threads`; null when the peak was not measured.
+Json peak_json(const std::optional<PeakTable> &table, int threads, const std::string &note);
 
 } // namespace tessera::bench

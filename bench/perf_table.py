@@ -36,6 +36,16 @@ def error(value):
     return "-" if value is None else f"{value:.1e}"
 
 
+def peak_percent(record):
+    """peak% of Tessera's side, "busy" where the bench gave none because the peak check warned
+    or the result ran above the peak (older files: a fraction above 1), "-" without a peak."""
+    fraction = record.get("peak_fraction")
+    reason = record.get("peak_fraction_reason")
+    if fraction is None:
+        return "busy" if reason in ("peak_busy", "above_peak") else "-"
+    return "busy" if fraction > 1 else number(100 * fraction)
+
+
 def op_text(record):
     text = record.get("transa", "N") + record.get("transb", "N")
     return text + (" row" if record.get("layout") == "row" else "")
@@ -80,16 +90,18 @@ def section(path, doc):
             failed = f"FAILED: {r.get('message', '')}"
             cells = first + [failed] + [""] * (len(header) - len(first) - 1)
         else:
-            fraction = r.get("peak_fraction")
             cells = first + [
                 number(bench_json.side_gflops(r, "ours")),
                 number(bench_json.side_gflops(r, "anchor")), number(r.get("ratio")),
                 number(bench_json.side_gflops(r, "blis")), number(r.get("ratio_blis")),
-                number(100 * fraction) if fraction is not None else "-",
+                peak_percent(r),
                 error(bench_json.side_error(r, "ours")),
                 error(bench_json.side_error(r, "anchor")),
                 error(bench_json.side_error(r, "blis"))]
         lines.append("| " + " | ".join(cells) + " |")
+    if any(line.count("| busy |") for line in lines):
+        notes.append("busy: no peak% (the machine was busy while the peak was measured: the "
+                     "peak check warned, or a result ran above the measured peak)")
     for note in notes:
         lines.append(f"\n_{note}_")
     return "\n".join(lines) + "\n"

@@ -8,63 +8,73 @@
 
 namespace tessera::bench {
 
-void write_session_json(JsonWriter &json, const Session &s, const CommonOptions &options,
-                        std::string_view command) {
-    json.key("tool").begin_object();
-    json.field("name", "tessera-bench").field("tessera_version", tsr_version());
-    json.field("command", command).field("format_version", 1);
-    json.end_object();
+void add_session_json(Json &json, const Session &s, const CommonOptions &options,
+                      std::string_view command) {
+    json["tool"] = {{"name", "tessera-bench"},
+                    {"tessera_version", tsr_version()},
+                    {"command", command},
+                    {"format_version", 1}};
 
-    json.key("machine").begin_object();
-    json.field("cpu_model", s.machine.cpu_model).field("logical_cpus", s.machine.logical_cpus);
-    json.field("cpu_features", s.machine.cpu_features).field("hostname", s.machine.hostname);
-    json.field("kernel", s.machine.kernel).field("compiler", s.machine.compiler);
-    json.field("date", s.machine.date_utc);
-    json.end_object();
+    Json &machine = json["machine"];
+    machine["cpu_model"] = s.machine.cpu_model;
+    machine["logical_cpus"] = s.machine.logical_cpus;
+    machine["cpu_features"] = s.machine.cpu_features;
+    machine["hostname"] = s.machine.hostname;
+    machine["kernel"] = s.machine.kernel;
+    machine["compiler"] = s.machine.compiler;
+    machine["date"] = s.machine.date_utc;
 
-    json.key("threads").begin_object();
-    json.field("count", s.threads).field("origin", s.threads_origin);
-    json.end_object();
+    json["threads"] = {{"count", s.threads}, {"origin", s.threads_origin}};
 
-    json.key("anchor").begin_object();
+    Json &anchor = json["anchor"];
+    anchor = Json::object();
     if (s.openblas) {
         const OpenBlas &o = *s.openblas;
-        json.field("name", "openblas").field("path", o.path());
-        json.field("corename", o.corename()).field("config", o.config());
-        json.key("coretype").value(o.coretype().empty() ? nullptr : o.coretype().c_str());
-        json.field("coretype_origin", o.coretype_origin()).field("threads", o.num_threads());
-        if (!o.warning().empty()) json.field("warning", o.warning());
+        anchor["name"] = "openblas";
+        anchor["path"] = o.path();
+        anchor["corename"] = o.corename();
+        anchor["config"] = o.config();
+        anchor["coretype"] = o.coretype().empty() ? Json(nullptr) : Json(o.coretype());
+        anchor["coretype_origin"] = o.coretype_origin();
+        anchor["threads"] = o.num_threads();
+        if (!o.warning().empty()) anchor["warning"] = o.warning();
     } else {
-        json.key("name").null().field("note", s.anchor_note);
+        anchor["name"] = nullptr;
+        anchor["note"] = s.anchor_note;
     }
-    json.end_object();
 
-    json.key("blis").begin_object();
+    Json &blis = json["blis"];
+    blis = Json::object();
     if (s.blis) {
         const Blis &b = *s.blis;
-        json.field("name", "blis").field("path", b.path()).field("version", b.version());
-        json.field("arch", b.arch()).field("arch_origin", b.arch_origin());
-        json.field("threading", b.threading()).field("blas_int_bits", b.blas_int_bits());
-        json.field("threads", b.threads_set()).field("config", b.description());
-        if (!b.warning().empty()) json.field("warning", b.warning());
+        blis["name"] = "blis";
+        blis["path"] = b.path();
+        blis["version"] = b.version();
+        blis["arch"] = b.arch();
+        blis["arch_origin"] = b.arch_origin();
+        blis["threading"] = b.threading();
+        blis["blas_int_bits"] = b.blas_int_bits();
+        blis["threads"] = b.threads_set();
+        blis["config"] = b.description();
+        if (!b.warning().empty()) blis["warning"] = b.warning();
     } else {
-        json.key("name").null().field("note", s.blis_note);
+        blis["name"] = nullptr;
+        blis["note"] = s.blis_note;
     }
-    json.end_object();
 
-    json.key("anchors").begin_array();
-    if (s.openblas) json.value("openblas");
-    if (s.blis) json.value("blis");
-    json.end_array();
+    Json &anchors = json["anchors"];
+    anchors = Json::array();
+    if (s.openblas) anchors.push_back("openblas");
+    if (s.blis) anchors.push_back("blis");
 
-    json.key("peak");
-    write_peak_json(json, s.peak, s.threads, s.peak_note);
+    json["peak"] = peak_json(s.peak, s.threads, s.peak_note);
 
-    json.key("settings").begin_object();
-    json.field("min_reps", options.min_reps).field("min_time_s", options.min_time);
-    json.field("quick", options.quick).field("seed", options.seed);
-    json.field("anchors_requested", anchors_text(options)).field("peak_time_s", options.peak_time);
-    json.end_object();
+    json["settings"] = {{"min_reps", options.min_reps},
+                        {"min_time_s", options.min_time},
+                        {"quick", options.quick},
+                        {"seed", options.seed},
+                        {"anchors_requested", anchors_text(options)},
+                        {"peak_time_s", options.peak_time}};
 }
 
 } // namespace tessera::bench

@@ -4,15 +4,15 @@
 
 #include <string_view>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "options.hpp"
 #include "session.hpp"
 
 namespace tessera::bench {
 
-// Writes "tool", "machine", "threads", "anchor" (OpenBLAS), "blis", "anchors", "peak" and
-// "settings" members into the object the writer is in.
-void write_session_json(JsonWriter &json, const Session &session, const CommonOptions &options,
-                        std::string_view command);
+// Sets the "tool", "machine", "threads", "anchor" (OpenBLAS), "blis", "anchors", "peak" and
+// "settings" members of the document's object.
+void add_session_json(Json &document, const Session &session, const CommonOptions &options,
+                      std::string_view command);
 
 } // namespace tessera::bench

@@ -14,7 +14,8 @@
 
 #include <tessera/tessera.h>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
+#include "progress.hpp"
 #include "machine_info.hpp"
 #include "spmv_cuda_command.hpp"
 #include "spmv_eigen.hpp"
@@ -81,42 +82,40 @@ int run_spmv_command(ArgCursor &args) {
     SpmvTable table(log);
     table.header();
     std::vector<SpmvRecord> records;
+    Progress progress(
+        std::int64_t((o.generators.size() + o.files.size()) * o.dtypes.size() * o.ops.size()),
+        !o.quiet, "records");
     auto run_input = [&](const std::string &what, bool is_file) {
         const CsrMatrix m = load_input(what, is_file, o.seed);
         for (char dtype : o.dtypes)
             for (char op : o.ops) {
                 records.push_back(
                     measure_spmv(m, o, dtype, op, threads, triad_arrays.get(), triad.median_gbs));
+                progress.clear();
                 table.record(records.back());
+                progress.advance();
             }
     };
     for (const std::string &g : o.generators) run_input(g, false);
     for (const std::string &f : o.files) run_input(f, true);
     print_spmv_summary(log, records);
 
-    auto write = [&](std::ostream &out) {
-        JsonWriter json(out);
-        json.begin_object();
-        json.key("tool").begin_object();
-        json.field("name", "tessera-bench")
-            .field("tessera_version", tsr_version())
-            .field("subcommand", "spmv");
-        json.end_object();
-        json.key("machine").begin_object();
-        json.field("cpu_model", machine.cpu_model).field("logical_cpus", machine.logical_cpus);
-        json.field("hostname", machine.hostname).field("date", machine.date_utc);
-        json.end_object();
-        json.field("threads", threads)
-            .field("anchor", o.eigen ? eigen_version() : std::string("none"));
-        json.key("triad");
-        write_triad(json, triad);
-        json.key("records").begin_array();
-        for (const SpmvRecord &r : records) write_spmv_record(json, r);
-        json.end_array();
-        json.end_object();
-        json.finish();
-    };
-    if (!json_out.emit(write)) return 1;
+    if (json_out.wanted()) {
+        Json json = Json::object();
+        json["tool"] = {
+            {"name", "tessera-bench"}, {"tessera_version", tsr_version()}, {"subcommand", "spmv"}};
+        json["machine"] = {{"cpu_model", machine.cpu_model},
+                           {"logical_cpus", machine.logical_cpus},
+                           {"hostname", machine.hostname},
+                           {"date", machine.date_utc}};
+        json["threads"] = threads;
+        json["anchor"] = o.eigen ? eigen_version() : std::string("none");
+        json["triad"] = triad_json(triad);
+        Json &out = json["records"];
+        out = Json::array();
+        for (const SpmvRecord &r : records) out.push_back(spmv_record_json(r));
+        if (!json_out.emit(json)) return 1;
+    }
     bool failed = false;
     for (const SpmvRecord &r : records)
         for (const SpmvSide &s : r.sides) failed = failed || s.status == "failed";

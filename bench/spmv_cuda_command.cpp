@@ -11,7 +11,8 @@
 
 #include <tessera/tessera.h>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
+#include "progress.hpp"
 #include "machine_info.hpp"
 #include "spmv_bench.hpp"
 #include "spmv_cuda_bench.hpp"
@@ -62,6 +63,9 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
     GpuSpmvTable table(log);
     table.header();
     std::vector<GpuSpmvRecord> records;
+    Progress progress(
+        std::int64_t((o.generators.size() + o.files.size()) * o.dtypes.size() * o.ops.size()),
+        !o.quiet, "records");
     auto run_input = [&](const std::string &what, bool is_file) {
         const CsrMatrix m = load_input(what, is_file, o.seed);
         for (char dtype : o.dtypes)
@@ -77,45 +81,38 @@ int run_spmv_cuda_command(const SpmvOptions &o) {
                     r.note = std::string("failed: ") + e.what();
                 }
                 records.push_back(std::move(r));
+                progress.clear();
                 table.record(records.back());
+                progress.advance();
             }
     };
     for (const std::string &g : o.generators) run_input(g, false);
     for (const std::string &f : o.files) run_input(f, true);
     print_gpu_spmv_summary(log, records);
 
-    auto write = [&](std::ostream &out) {
-        JsonWriter json(out);
-        json.begin_object();
-        json.key("tool").begin_object();
-        json.field("name", "tessera-bench")
-            .field("tessera_version", tsr_version())
-            .field("subcommand", "spmv");
-        json.field("backend", "cuda");
-        json.end_object();
-        json.key("machine").begin_object();
-        json.field("cpu_model", machine.cpu_model).field("logical_cpus", machine.logical_cpus);
-        json.field("hostname", machine.hostname).field("date", machine.date_utc);
-        json.end_object();
-        json.key("device");
-        write_gpu_device(json, bench->device());
+    if (json_out.wanted()) {
+        Json json = Json::object();
+        json["tool"] = {{"name", "tessera-bench"},
+                        {"tessera_version", tsr_version()},
+                        {"subcommand", "spmv"},
+                        {"backend", "cuda"}};
+        json["machine"] = {{"cpu_model", machine.cpu_model},
+                           {"logical_cpus", machine.logical_cpus},
+                           {"hostname", machine.hostname},
+                           {"date", machine.date_utc}};
+        json["device"] = gpu_device_json(bench->device());
         const std::string &cusparse = bench->device().cusparse_version;
-        json.field("anchor", cusparse.empty() ? std::string("none") : "cuSPARSE " + cusparse);
-        json.key("copy");
-        write_copy(json, bench->copy_alone());
-        json.key("settings").begin_object();
-        json.field("min_reps", o.min_reps)
-            .field("min_time_s", o.min_time)
-            .field("batch_target_s", 2e-3);
-        json.field("seed", o.seed);
-        json.end_object();
-        json.key("records").begin_array();
-        for (const GpuSpmvRecord &r : records) write_gpu_spmv_record(json, r);
-        json.end_array();
-        json.end_object();
-        json.finish();
-    };
-    if (!json_out.emit(write)) return 1;
+        json["anchor"] = cusparse.empty() ? std::string("none") : "cuSPARSE " + cusparse;
+        json["copy"] = copy_json(bench->copy_alone());
+        json["settings"] = {{"min_reps", o.min_reps},
+                            {"min_time_s", o.min_time},
+                            {"batch_target_s", 2e-3},
+                            {"seed", o.seed}};
+        Json &out = json["records"];
+        out = Json::array();
+        for (const GpuSpmvRecord &r : records) out.push_back(gpu_spmv_record_json(r));
+        if (!json_out.emit(json)) return 1;
+    }
     bool bad = false;
     for (const GpuSpmvRecord &r : records) {
         bad = bad || !r.note.empty();

@@ -181,84 +181,96 @@ void print_gpu_spmv_summary(std::ostream &out, const std::vector<GpuSpmvRecord> 
     out.flush();
 }
 
-void write_gpu_device(JsonWriter &json, const GpuDeviceInfo &d) {
-    json.begin_object();
-    json.field("name", d.name)
-        .field("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
-    json.field("sms", d.sms).field("memory_bytes", d.memory_bytes).field("l2_bytes", d.l2_bytes);
-    json.field("nominal_gbs", d.nominal_gbs)
-        .field("driver_version", version_text(d.driver_version));
-    json.field("runtime_version", version_text(d.runtime_version));
-    json.end_object();
+Json gpu_device_json(const GpuDeviceInfo &d) {
+    Json json;
+    json["name"] = d.name;
+    json["compute_capability"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+    json["sms"] = d.sms;
+    json["memory_bytes"] = d.memory_bytes;
+    json["l2_bytes"] = d.l2_bytes;
+    json["nominal_gbs"] = d.nominal_gbs;
+    json["driver_version"] = version_text(d.driver_version);
+    json["runtime_version"] = version_text(d.runtime_version);
+    return json;
 }
 
-void write_copy(JsonWriter &json, const CopyResult &c) {
-    json.begin_object();
-    json.field("method", "cudaMemcpyAsync device to device, read + write counted");
-    json.field("buffer_bytes", c.buffer_bytes)
-        .field("reps", c.reps)
-        .field("median_gbs", c.median_gbs);
-    json.field("best_gbs", c.best_gbs);
-    json.end_object();
+Json copy_json(const CopyResult &c) {
+    Json json;
+    json["method"] = "cudaMemcpyAsync device to device, read + write counted";
+    json["buffer_bytes"] = c.buffer_bytes;
+    json["reps"] = c.reps;
+    json["median_gbs"] = c.median_gbs;
+    json["best_gbs"] = c.best_gbs;
+    return json;
 }
 
 namespace {
 
-void write_times(JsonWriter &json, const Summary &t) {
-    json.field("reps", int64_t(t.count)).field("median_s", t.median).field("min_s", t.min);
-    json.field("max_s", t.max).field("mad_s", t.mad);
+void add_times(Json &json, const Summary &t) {
+    json["reps"] = int64_t(t.count);
+    json["median_s"] = t.median;
+    json["min_s"] = t.min;
+    json["max_s"] = t.max;
+    json["mad_s"] = t.mad;
 }
 
 } // namespace
 
-void write_gpu_spmv_record(JsonWriter &json, const GpuSpmvRecord &r) {
+Json gpu_spmv_record_json(const GpuSpmvRecord &r) {
     const std::string best = r.cusparse_best();
-    json.begin_object();
-    json.field("benchmark", "spmv")
-        .field("backend", "cuda")
-        .field("matrix", r.matrix)
-        .field("rows", r.rows);
-    json.field("cols", r.cols).field("nnz", r.nnz).field("dtype", std::string(1, r.dtype));
-    json.field("index_bits", r.index_bits)
-        .field("op", std::string(1, r.op))
-        .field("effective_bytes", r.bytes);
-    json.field("copy_gbs", r.copy_gbs).field("copy_in_turns", r.copy_in_turns);
-    json.field("best_format", r.best_format()).field("cusparse_best", best);
-    json.field("auto_over_best", r.auto_over_best());
-    json.field("auto_vs_cusparse_best", best.empty() ? 0.0 : r.speedup("auto", best));
-    json.field("csr_vs_cusparse_best", best.empty() ? 0.0 : r.speedup("csr", best));
-    json.field("csr_vs_cusparse_csr_alg1", r.speedup("csr", "cusparse-csr1"));
-    json.field("note", r.note);
-    json.key("sides").begin_array();
+    Json json;
+    json["benchmark"] = "spmv";
+    json["backend"] = "cuda";
+    json["matrix"] = r.matrix;
+    json["rows"] = r.rows;
+    json["cols"] = r.cols;
+    json["nnz"] = r.nnz;
+    json["dtype"] = std::string(1, r.dtype);
+    json["index_bits"] = r.index_bits;
+    json["op"] = std::string(1, r.op);
+    json["effective_bytes"] = r.bytes;
+    json["copy_gbs"] = r.copy_gbs;
+    json["copy_in_turns"] = r.copy_in_turns;
+    json["best_format"] = r.best_format();
+    json["cusparse_best"] = best;
+    json["auto_over_best"] = r.auto_over_best();
+    json["auto_vs_cusparse_best"] = best.empty() ? 0.0 : r.speedup("auto", best);
+    json["csr_vs_cusparse_best"] = best.empty() ? 0.0 : r.speedup("csr", best);
+    json["csr_vs_cusparse_csr_alg1"] = r.speedup("csr", "cusparse-csr1");
+    json["note"] = r.note;
+    Json &sides = json["sides"];
+    sides = Json::array();
     for (const GpuSpmvSide &s : r.sides) {
-        json.begin_object();
-        json.field("name", s.name).field("library", s.library).field("format", s.format);
-        json.field("status", s.status).field("message", s.message).field("batch", s.batch);
-        write_times(json, s.time);
-        json.field("wall_median_s", s.wall_median).field("events_suspect", s.events_suspect());
-        json.field("gflops", s.gflops)
-            .field("gbs", s.gbs)
-            .field("copy_fraction", r.copy_fraction(s));
-        json.field("rel_error", s.rel_error)
-            .field("outside_bound", s.outside)
-            .field("worst_of_bound", s.worst_of_bound);
-        json.field("vs_cusparse_best", best.empty() ? 0.0 : r.speedup(s.name, best));
-        json.field("vs_cusparse_csr_alg1", r.speedup(s.name, "cusparse-csr1"));
-        json.key("host_vectors");
-        if (s.host_status.empty()) json.null();
-        else {
-            json.begin_object();
-            json.field("status", s.host_status)
-                .field("message", s.host_message)
-                .field("batch", s.host_batch);
-            write_times(json, s.host_time);
-            json.field("rel_error", s.host_rel_error).field("outside_bound", s.host_outside);
-            json.end_object();
+        Json side;
+        side["name"] = s.name;
+        side["library"] = s.library;
+        side["format"] = s.format;
+        side["status"] = s.status;
+        side["message"] = s.message;
+        side["batch"] = s.batch;
+        add_times(side, s.time);
+        side["wall_median_s"] = s.wall_median;
+        side["events_suspect"] = s.events_suspect();
+        side["gflops"] = s.gflops;
+        side["gbs"] = s.gbs;
+        side["copy_fraction"] = r.copy_fraction(s);
+        side["rel_error"] = s.rel_error;
+        side["outside_bound"] = s.outside;
+        side["worst_of_bound"] = s.worst_of_bound;
+        side["vs_cusparse_best"] = best.empty() ? 0.0 : r.speedup(s.name, best);
+        side["vs_cusparse_csr_alg1"] = r.speedup(s.name, "cusparse-csr1");
+        Json &host = side["host_vectors"];
+        if (!s.host_status.empty()) {
+            host["status"] = s.host_status;
+            host["message"] = s.host_message;
+            host["batch"] = s.host_batch;
+            add_times(host, s.host_time);
+            host["rel_error"] = s.host_rel_error;
+            host["outside_bound"] = s.host_outside;
         }
-        json.end_object();
+        sides.push_back(std::move(side));
     }
-    json.end_array();
-    json.end_object();
+    return json;
 }
 
 } // namespace tessera::bench

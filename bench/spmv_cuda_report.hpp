@@ -6,7 +6,7 @@
 #include <ostream>
 #include <vector>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "spmv_cuda_record.hpp"
 #include "table.hpp"
 
@@ -26,8 +26,8 @@ private:
 void print_gpu_device(std::ostream &out, const GpuDeviceInfo &d, const CopyResult &copy);
 void print_gpu_spmv_summary(std::ostream &out, const std::vector<GpuSpmvRecord> &records);
 
-void write_gpu_device(JsonWriter &json, const GpuDeviceInfo &d);
-void write_copy(JsonWriter &json, const CopyResult &c);
-void write_gpu_spmv_record(JsonWriter &json, const GpuSpmvRecord &r);
+Json gpu_device_json(const GpuDeviceInfo &d);
+Json copy_json(const CopyResult &c);
+Json gpu_spmv_record_json(const GpuSpmvRecord &r);
 
 } // namespace tessera::bench

@@ -117,6 +117,8 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
             anchor = *v;
         } else if (args.take_flag("--no-stream")) {
             o.stream = false;
+        } else if (args.take_flag("--quiet")) {
+            o.quiet = true;
         } else if (auto v = args.take_option("--json")) {
             if (v->empty()) throw UsageError("--json needs a file name (or - for stdout)");
             o.json_path = *v;
@@ -172,7 +174,7 @@ const char *spmv_usage() {
            "                          [--op n|t|both] [--threads N] [--reps R] [--min-time S]\n"
            "                          [--anchor eigen|cusparse|none] [--no-stream] [--json FILE|-] "
            "[--seed N]\n"
-           "                          [--quick]\n"
+           "                          [--quick] [--quiet]\n"
            "\n"
            "Sparse y = A*x (op n) and y = A^T*x (op t) in every format of Tessera. On the cpu "
            "backend,\n"
@@ -207,6 +209,7 @@ const char *spmv_usage() {
            "  --no-stream         skip the STREAM triad (cpu) or the device copy (cuda)\n"
            "  --json FILE         also write the records as JSON (- for stdout, the table then on "
            "stderr)\n"
+           "  --quiet             no progress line on stderr (shown on runs longer than ~3 s)\n"
            "\n"
            "Effective bandwidth counts the bytes of values, column indices, row pointers, x and y "
            "of the\n"

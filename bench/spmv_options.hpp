@@ -28,6 +28,7 @@ struct SpmvOptions {
     std::string json_path;
     uint64_t seed = 42;
     bool quick = false;
+    bool quiet = false; // no progress line on standard error (progress.hpp)
     bool help = false;
 };
 

@@ -124,44 +124,49 @@ void print_spmv_summary(std::ostream &out, const std::vector<SpmvRecord> &record
     out.flush();
 }
 
-void write_spmv_record(JsonWriter &json, const SpmvRecord &r) {
-    json.begin_object();
-    json.field("benchmark", "spmv")
-        .field("matrix", r.matrix)
-        .field("rows", r.rows)
-        .field("cols", r.cols);
-    json.field("nnz", r.nnz)
-        .field("dtype", std::string(1, r.dtype))
-        .field("index_bits", r.index_bits);
-    json.field("op", std::string(1, r.op))
-        .field("threads", r.threads)
-        .field("effective_bytes", r.bytes);
-    json.field("batch", r.batch);
-    json.field("triad_gbs", r.triad_gbs).field("best_format", r.best_format());
-    json.field("auto_over_best", r.auto_over_best()).field("csr_over_eigen", r.csr_over_eigen());
-    json.key("sides").begin_array();
+Json spmv_record_json(const SpmvRecord &r) {
+    Json json;
+    json["benchmark"] = "spmv";
+    json["matrix"] = r.matrix;
+    json["rows"] = r.rows;
+    json["cols"] = r.cols;
+    json["nnz"] = r.nnz;
+    json["dtype"] = std::string(1, r.dtype);
+    json["index_bits"] = r.index_bits;
+    json["op"] = std::string(1, r.op);
+    json["threads"] = r.threads;
+    json["effective_bytes"] = r.bytes;
+    json["batch"] = r.batch;
+    json["triad_gbs"] = r.triad_gbs;
+    json["best_format"] = r.best_format();
+    json["auto_over_best"] = r.auto_over_best();
+    json["csr_over_eigen"] = r.csr_over_eigen();
+    Json &sides = json["sides"];
+    sides = Json::array();
     for (const SpmvSide &s : r.sides) {
-        json.begin_object();
-        json.field("name", s.name)
-            .field("format", s.format)
-            .field("status", s.status)
-            .field("message", s.message);
-        json.field("reps", int64_t(s.time.count))
-            .field("median_s", s.time.median)
-            .field("min_s", s.time.min);
-        json.field("max_s", s.time.max).field("mad_s", s.time.mad);
-        json.field("gflops", s.gflops).field("gbs", s.gbs).field("rel_error", s.rel_error);
-        json.end_object();
+        Json side;
+        side["name"] = s.name;
+        side["format"] = s.format;
+        side["status"] = s.status;
+        side["message"] = s.message;
+        side["reps"] = int64_t(s.time.count);
+        side["median_s"] = s.time.median;
+        side["min_s"] = s.time.min;
+        side["max_s"] = s.time.max;
+        side["mad_s"] = s.time.mad;
+        side["gflops"] = s.gflops;
+        side["gbs"] = s.gbs;
+        side["rel_error"] = s.rel_error;
+        sides.push_back(std::move(side));
     }
-    json.end_array();
-    json.end_object();
+    return json;
 }
 
-void write_triad(JsonWriter &json, const TriadResult &t) {
-    json.begin_object();
-    json.field("elements", t.elements).field("reps", t.reps).field("median_gbs", t.median_gbs);
-    json.field("best_gbs", t.best_gbs);
-    json.end_object();
+Json triad_json(const TriadResult &t) {
+    return {{"elements", t.elements},
+            {"reps", t.reps},
+            {"median_gbs", t.median_gbs},
+            {"best_gbs", t.best_gbs}};
 }
 
 } // namespace tessera::bench

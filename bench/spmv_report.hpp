@@ -6,7 +6,7 @@
 #include <ostream>
 #include <vector>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "spmv_bench.hpp"
 #include "spmv_stream.hpp"
 #include "table.hpp"
@@ -26,7 +26,7 @@ private:
 
 void print_spmv_summary(std::ostream &out, const std::vector<SpmvRecord> &records);
 
-void write_spmv_record(JsonWriter &json, const SpmvRecord &r);
-void write_triad(JsonWriter &json, const TriadResult &t);
+Json spmv_record_json(const SpmvRecord &r);
+Json triad_json(const TriadResult &t);
 
 } // namespace tessera::bench

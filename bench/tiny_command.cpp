@@ -14,8 +14,9 @@
 
 #include <tessera/tessera.h>
 
-#include "json_writer.hpp"
+#include "json_output.hpp"
 #include "openblas.hpp"
+#include "progress.hpp"
 #include "options.hpp"
 #include "session.hpp"
 #include "session_json.hpp"
@@ -186,6 +187,8 @@ int run_tiny_command(ArgCursor &args) {
     std::uniform_real_distribution<double> u(-1, 1);
     char line[512];
     bool header = false;
+    const std::int64_t shapes = std::int64_t(std::size(kShapes));
+    Progress progress((single ? shapes : 0) + (twice ? shapes : 0), !options.quiet, "shapes");
     for (int p = 0; p < 2; ++p) {
         if ((p == 0 && !single) || (p == 1 && !twice)) continue;
         for (const TinyShape &s : kShapes) {
@@ -210,6 +213,7 @@ int run_tiny_command(ArgCursor &args) {
             }
             time_sides(row.sides, options);
             tsr_gemm_plan_destroy(plan);
+            progress.clear();
             if (!header) {
                 std::snprintf(line, sizeof line, "%-12s %-2s", "shape", "");
                 log << line;
@@ -241,6 +245,7 @@ int run_tiny_command(ArgCursor &args) {
             log << line;
             log.flush();
             rows.push_back(std::move(row));
+            progress.advance();
         }
     }
     if (!json_path.empty()) {
@@ -248,24 +253,19 @@ int run_tiny_command(ArgCursor &args) {
         if (json_path != "-") file.open(json_path);
         std::ostream &out = json_path == "-" ? std::cout : file;
         if (!out) throw UsageError("--json: cannot write '" + json_path + "'");
-        JsonWriter json(out);
-        json.begin_object();
-        write_session_json(json, session, options, "tiny");
-        json.key("records").begin_array();
+        Json json = Json::object();
+        add_session_json(json, session, options, "tiny");
+        Json &records = json["records"];
+        records = Json::array();
         for (const Row &r : rows) {
-            json.begin_object();
-            json.field("dtype", r.dtype)
-                .field("m", r.shape.m)
-                .field("n", r.shape.n)
-                .field("k", r.shape.k);
-            json.key("ns_per_call").begin_object();
-            for (const Side &sd : r.sides) json.field(sd.name, sd.ns);
-            json.end_object();
-            json.end_object();
+            Json record = {
+                {"dtype", r.dtype}, {"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}};
+            Json &ns = record["ns_per_call"];
+            ns = Json::object();
+            for (const Side &sd : r.sides) ns[sd.name] = json_number(sd.ns);
+            records.push_back(std::move(record));
         }
-        json.end_array();
-        json.end_object();
-        json.finish();
+        write_json_document(out, json);
     }
     return 0;
 }
