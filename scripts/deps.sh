@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ gfortran pkg-config python3 libgtest-dev libopenblas-dev
-          libblas-test libblis-dev libeigen3-dev libxsmm-dev doxygen binutils
+          liblapack-dev libblas-test libblis-dev libeigen3-dev libxsmm-dev doxygen binutils
           python3-numpy python3-scipy python3-pytest python3-venv python3-pip nlohmann-json3-dev)
 
 missing=()
