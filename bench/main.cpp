@@ -8,6 +8,7 @@
 
 #include "args.hpp"
 #include "gemm_command.hpp"
+#include "gemv_command.hpp"
 #include "peak_command.hpp"
 #include "spmv_command.hpp"
 #include "tessera/tessera.h"
@@ -28,6 +29,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"gemm", "sgemm/dgemm beside OpenBLAS and BLIS (or cuBLAS), with errors",
      tessera::bench::run_gemm_command},
+    {"gemv", "sgemv/dgemv GB/s beside OpenBLAS", tessera::bench::run_gemv_command},
     {"peak", "the peak FLOP rate of this machine, alone", tessera::bench::run_peak_command},
     {"spmv", "sparse products in every format beside Eigen (or cuSPARSE)",
      tessera::bench::run_spmv_command},

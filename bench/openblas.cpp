@@ -84,6 +84,8 @@ std::unique_ptr<OpenBlas> OpenBlas::load(const std::string &path, std::string *w
 
     lib->sgemm = symbol<sgemm_fn>(lib->library_, "cblas_sgemm");
     lib->dgemm = symbol<dgemm_fn>(lib->library_, "cblas_dgemm");
+    lib->sgemv = symbol<sgemv_fn>(lib->library_, "cblas_sgemv");
+    lib->dgemv = symbol<dgemv_fn>(lib->library_, "cblas_dgemv");
     lib->set_num_threads_ = symbol<void (*)(int)>(lib->library_, "openblas_set_num_threads");
     lib->get_num_threads_ = symbol<int (*)()>(lib->library_, "openblas_get_num_threads");
     auto corename = symbol<char *(*)()>(lib->library_, "openblas_get_corename");

@@ -17,6 +17,12 @@ public:
                               const double *A, int lda, const double *B, int ldb, double beta,
                               double *C, int ldc);
 
+    using sgemv_fn = void (*)(int layout, int trans, int m, int n, float alpha, const float *A,
+                              int lda, const float *x, int incx, float beta, float *y, int incy);
+    using dgemv_fn = void (*)(int layout, int trans, int m, int n, double alpha, const double *A,
+                              int lda, const double *x, int incx, double beta, double *y,
+                              int incy);
+
     // Sets OPENBLAS_CORETYPE when it is unset (see choose_coretype), then loads `path`, or
     // libopenblas.so.0 and its Debian location when `path` is empty. Returns nullptr and
     // fills *why_not when no OpenBLAS with the needed symbols can be loaded.
@@ -24,6 +30,8 @@ public:
 
     sgemm_fn sgemm = nullptr;
     dgemm_fn dgemm = nullptr;
+    sgemv_fn sgemv = nullptr; // nullptr when the library lacks it
+    dgemv_fn dgemv = nullptr;
 
     void set_num_threads(int threads) const;
     int num_threads() const; // -1 when the library does not say
