@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ gfortran pkg-config python3 libgtest-dev libopenblas-dev
           liblapack-dev libblas-test libblis-dev libeigen3-dev libxsmm-dev doxygen binutils
-          python3-numpy python3-scipy python3-pytest python3-venv python3-pip nlohmann-json3-dev)
+          python3-numpy python3-scipy python3-pytest python3-venv python3-pip nlohmann-json3-dev
+          libscalapack-openmpi-dev libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do
