@@ -6,7 +6,8 @@
 # the .deb files go to build/packages/ (docs/guide.md, "Tessera as the system BLAS").
 #
 # usage: bash scripts/package.sh [--cuda]     (or TESSERA_PACKAGE_CUDA=1; the default is no plugin)
-#        TESSERA_PACKAGE_BUILD_DIR and TESSERA_PACKAGE_DIR move the build and the packages.
+#        TESSERA_PACKAGE_BUILD_DIR and TESSERA_PACKAGE_DIR move the build and the packages;
+#        CUDA_ARCHS (e.g. "90;80", the default) sets the plugin's GPU architectures.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -16,7 +17,7 @@ for arg in "$@"; do
   case "$arg" in
     --cuda) cuda=ON ;;
     --no-cuda) cuda=OFF ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n "2,11p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package.sh: unknown argument '$arg' (--cuda, --no-cuda, --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,11 +41,13 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
+cuda_archs=()
+[ -n "${CUDA_ARCHS:-}" ] && cuda_archs=(-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS")
 generator=()
 command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ] && generator=(-G Ninja)
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
       -DTESSERA_WITH_CUDA="$cuda" -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF \
-      -DTESSERA_BUILD_DOCS=OFF
+      -DTESSERA_BUILD_DOCS=OFF "${cuda_archs[@]}"
 cmake --build "$build" -j "$jobs"
 
 mkdir -p "$out"

@@ -87,9 +87,10 @@ restore() {
     fi
   done
   for p in "${installed_here[@]}"; do
-    if dpkg-query -W -f='${Status}' "$p" > /dev/null 2>&1; then
-      say "FAIL: $p is still known to dpkg ($(dpkg-query -W -f='${Status}' "$p"))"; status=1
-    fi
+    case "$(dpkg_state "$p")" in
+      "" | not-installed) ;;
+      *) say "FAIL: $p is still known to dpkg ($(dpkg_state "$p"))"; status=1 ;;
+    esac
   done
   rm -rf "$work"
   if [ $status = 0 ]; then say "passed"; else say "FAILED (status $status)"; fi
@@ -112,10 +113,12 @@ if [ -z "$runtime_deb" ] || [ -z "$dev_deb" ]; then
 fi
 [ -n "$runtime_deb" ] && [ -n "$dev_deb" ] || die "no libtessera0 / libtessera-dev package in $packages"
 ls -l "$runtime_deb" "$dev_deb" | awk '{ print "  " $5 " bytes  " $9 }'
+dpkg_state() { dpkg-query -W -f='${db:Status-Status}' "$1" 2> /dev/null; }
 for p in libtessera0 libtessera-dev; do
-  if dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "installed"; then
-    die "$p is already installed here; remove it first (dpkg -r $p) so that this test can put the system back as it found it"
-  fi
+  case "$(dpkg_state "$p")" in
+    "" | not-installed | config-files) ;;
+    *) die "$p is already installed here; remove it first (dpkg --purge $p) so that this test can put the system back as it found it" ;;
+  esac
 done
 
 # Dependencies: the packages' own (first choice of each alternative when none is there), the
