@@ -7,6 +7,15 @@ namespace tessera::cpu {
 
 namespace {
 
+// a·b + c, fused where the build's instruction set has FMA.
+template <typename T> inline T madd(T a, T b, T c) {
+#if defined(__FMA__)
+    return __builtin_fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
 template <typename E> struct PortableVec {
     using T = E;
     static constexpr int lanes = int(32 / sizeof(E));
@@ -30,6 +39,16 @@ template <typename E> struct PortableVec {
     static Vec fma(Vec a, Vec b, Vec c) {
         for (int l = 0; l < lanes; ++l) c.v[l] = madd(a.v[l], b.v[l], c.v[l]);
         return c;
+    }
+    using Mask = int; // the first n lanes
+    static Mask mask(int n) { return n; }
+    static Vec maskload(const T *p, Mask n) {
+        Vec r{};
+        for (int l = 0; l < n; ++l) r.v[l] = p[l];
+        return r;
+    }
+    static void maskstore(T *p, Mask n, Vec a) {
+        for (int l = 0; l < n; ++l) p[l] = a.v[l];
     }
 };
 

@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace tessera::cpu {
 namespace {
 
@@ -15,21 +19,13 @@ constexpr int kGemvColumns = 8;
 // Rows of y per block for op N: the block of y stays in L1 while every column of A passes
 // over it.
 constexpr int64_t kGemvRowBlockBytes = 16 * 1024;
-
-// a·b + c, fused where the file's instruction set has FMA (as the vector loops are).
-template <typename T> inline T madd(T a, T b, T c) {
-#if defined(__FMA__)
-    return __builtin_fma(a, b, c);
-#else
-    return a * b + c;
-#endif
-}
+// How far ahead of its loads each column stream of A is prefetched.
+constexpr int64_t kGemvPrefetchBytes = 1024;
 
 // y[i] += Σ_c A(i, c)·xs[c] over NC columns for rows [0, m), vectors first, then single rows.
 template <typename V, int NC>
 inline void axpy_columns(int64_t m, const typename V::T *const *col, const typename V::T *xs,
                          typename V::T *y) {
-    using T = typename V::T;
     using Vec = typename V::Vec;
     constexpr int L = V::lanes;
     Vec xv[NC];
@@ -49,10 +45,11 @@ inline void axpy_columns(int64_t m, const typename V::T *const *col, const typen
         for (int c = 0; c < NC; ++c) y0 = V::fma(V::loadu(col[c] + i), xv[c], y0);
         V::storeu(y + i, y0);
     }
-    for (; i < m; ++i) {
-        T s = y[i];
-        for (int c = 0; c < NC; ++c) s = madd(col[c][i], xs[c], s);
-        y[i] = s;
+    if (i < m) { // the last rows, in masked vectors: no scalar loop
+        const auto mk = V::mask(int(m - i));
+        Vec y0 = V::maskload(y + i, mk);
+        for (int c = 0; c < NC; ++c) y0 = V::fma(V::maskload(col[c] + i, mk), xv[c], y0);
+        V::maskstore(y + i, mk, y0);
     }
 }
 
@@ -89,13 +86,43 @@ void gemv_n(int64_t m, int64_t n, typename V::T alpha, const typename V::T *A, i
     }
 }
 
-// The horizontal sum of a vector.
+// The horizontal sum of a vector: a shuffle tree where the file's ISA has one, else the lanes
+// in order.
+#if defined(__AVX__)
+inline float vector_sum(__m256 v) {
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+}
+inline double vector_sum(__m256d v) {
+    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+#endif
+#if defined(__AVX512F__)
+// The halves added as ymm vectors, then as above (through memory: GCC 12's 512-bit extract and
+// shuffle intrinsics start from undefined registers, which -Werror refuses).
+inline float vector_sum(__m512 v) {
+    alignas(64) float lane[16];
+    _mm512_store_ps(lane, v);
+    return vector_sum(_mm256_add_ps(_mm256_load_ps(lane), _mm256_load_ps(lane + 8)));
+}
+inline double vector_sum(__m512d v) {
+    alignas(64) double lane[8];
+    _mm512_store_pd(lane, v);
+    return vector_sum(_mm256_add_pd(_mm256_load_pd(lane), _mm256_load_pd(lane + 4)));
+}
+#endif
 template <typename V> inline typename V::T lane_sum(typename V::Vec v) {
-    typename V::T lane[V::lanes];
-    V::storeu(lane, v);
-    typename V::T s = lane[0];
-    for (int l = 1; l < V::lanes; ++l) s += lane[l];
-    return s;
+    if constexpr (requires { vector_sum(v); }) {
+        return vector_sum(v);
+    } else {
+        typename V::T lane[V::lanes];
+        V::storeu(lane, v);
+        typename V::T s = lane[0];
+        for (int l = 1; l < V::lanes; ++l) s += lane[l];
+        return s;
+    }
 }
 
 // y[j] = alpha·(A(:, j)·x) + beta·y[j] for NC columns, x loaded once for all of them.
@@ -122,13 +149,17 @@ inline void dot_columns(int64_t m, const typename V::T *a, int64_t lda, const ty
         const Vec xv = V::loadu(x + i);
         for (int c = 0; c < NC; ++c) acc[c][0] = V::fma(V::loadu(a + c * lda + i), xv, acc[c][0]);
     }
+    if (i < m) { // the last rows, in masked vectors (zeros beyond m)
+        const auto mk = V::mask(int(m - i));
+        const Vec xv = V::maskload(x + i, mk);
+        for (int c = 0; c < NC; ++c)
+            acc[c][0] = V::fma(V::maskload(a + c * lda + i, mk), xv, acc[c][0]);
+    }
     T s[NC];
     for (int c = 0; c < NC; ++c) {
         s[c] = lane_sum<V>(acc[c][0]);
         for (int u = 1; u < U; ++u) s[c] += lane_sum<V>(acc[c][u]);
     }
-    for (; i < m; ++i)
-        for (int c = 0; c < NC; ++c) s[c] = madd(a[c * lda + i], x[i], s[c]);
     if (beta == T(0))
         for (int c = 0; c < NC; ++c) y[c] = alpha * s[c];
     else
