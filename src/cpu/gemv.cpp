@@ -15,8 +15,9 @@ namespace tessera::cpu {
 
 namespace {
 
-// Elements of A below which one more thread does not pay for waking it.
-constexpr int64_t kGemvElementsPerThread = int64_t(1) << 15;
+// Bytes of A each thread must have for one more thread to pay for waking it (measured on
+// op N and op T, float and double: docs/performance.md).
+constexpr int64_t kGemvBytesPerThread = 96 * 1024;
 // The least rows (op N) or columns (op T) a thread owns in the natural split; below it the
 // work is split the other way and the threads' partial results are summed.
 constexpr int64_t kGemvMinRowsPerThread = 256;
@@ -158,8 +159,8 @@ template <typename T> int gemv(const GemvArgs<T> &g, int max_threads) {
         }
         return 1;
     }
-    const int64_t work = g.m * g.n;
-    const int threads = int(std::clamp<int64_t>(work / kGemvElementsPerThread, 1, max_threads));
+    const int64_t bytes = g.m * g.n * int64_t(sizeof(T));
+    const int threads = int(std::clamp<int64_t>(bytes / kGemvBytesPerThread, 1, max_threads));
 
     // Strided vectors go through contiguous copies: x gathered, y gathered (unless beta == 0
     // says it is not read) and scattered back.
