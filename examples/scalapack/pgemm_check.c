@@ -1,5 +1,6 @@
 /* ScaLAPACK's PSGEMM and PDGEMM on a BLACS process grid, checked on every rank: the node BLAS
- * (Tessera, linked or preloaded) runs each rank's local products; --bench times PDGEMM alone. */
+ * (Tessera, linked or preloaded) runs each rank's local products; --bench times PDGEMM alone,
+ * --bcast the BLACS broadcasts of PBLAS's panels. */
 #include <math.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -16,6 +17,10 @@ void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int context);
 void Cblacs_exit(int notdone);
+void Cdgebs2d(int context, const char *scope, const char *top, int m, int n, const double *a,
+              int lda);
+void Cdgebr2d(int context, const char *scope, const char *top, int m, int n, double *a, int lda,
+              int rsrc, int csrc);
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
                const int *irsrc, const int *icsrc, const int *context, const int *lld, int *info);
@@ -237,6 +242,39 @@ static void bench(const grid *g, uint64_t seed, int n, int nb, int reps) {
     free(a), free(b), free(c);
 }
 
+/* Times the broadcast PBLAS does at each step of PDGEMM, BLACS's dgebs2d/dgebr2d with the
+ * default topology: `bytes` from process column 0 along every process row at once (if Q > 1),
+ * then from process row 0 along every process column (if P > 1). Prints the best of `reps` after
+ * a warm-up, each from a barrier to the slowest process's end, and bytes / time. */
+static void bench_bcast(const grid *g, long bytes, int reps) {
+    const int count = (int)(bytes / (long)sizeof(double)) > 0 ? (int)(bytes / sizeof(double)) : 1;
+    double *buffer = calloc((size_t)count, sizeof(double));
+    if (!buffer) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int scope = 0; scope < 2; ++scope) { /* 0: along rows, 1: along columns */
+        if ((scope == 0 ? g->npcol : g->nprow) < 2) continue;
+        const int root = scope == 0 ? g->mycol == 0 : g->myrow == 0;
+        const char *name = scope == 0 ? "Row" : "Col";
+        double best = INFINITY;
+        for (int r = 0; r <= reps; ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            if (root) Cdgebs2d(g->context, name, " ", count, 1, buffer, count);
+            else
+                Cdgebr2d(g->context, name, " ", count, 1, buffer, count, scope == 0 ? g->myrow : 0,
+                         scope == 0 ? 0 : g->mycol);
+            double t = MPI_Wtime() - t0, slowest = 0.0;
+            MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r > 0 && slowest < best) best = slowest;
+        }
+        if (g->rank == 0)
+            printf("bcast %s of %d process(es) bytes=%ld reps=%d best=%.3es %.3f GB/s\n",
+                   scope == 0 ? "along rows" : "along columns", scope == 0 ? g->npcol : g->nprow,
+                   (long)count * (long)sizeof(double), reps, best,
+                   (double)count * sizeof(double) / best * 1e-9);
+    }
+    free(buffer);
+}
+
 static uint64_t run_seed(int rank) {
     uint64_t seed = 0;
     if (rank == 0) {
@@ -248,8 +286,10 @@ static uint64_t run_seed(int rank) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: pgemm_check P Q                    check PSGEMM and PDGEMM\n"
-                    "       pgemm_check P Q --bench N NB REPS  time PDGEMM (n x n x n)\n");
+    fprintf(stderr,
+            "usage: pgemm_check P Q                    check PSGEMM and PDGEMM\n"
+            "       pgemm_check P Q --bench N NB REPS  time PDGEMM (n x n x n)\n"
+            "       pgemm_check P Q --bcast BYTES REPS time BLACS's row and column broadcasts\n");
     return 2;
 }
 
@@ -260,7 +300,9 @@ int main(int argc, char **argv) {
     Cblacs_pinfo(&g.rank, &nprocs);
     const int p = argc > 2 ? atoi(argv[1]) : 0, q = argc > 2 ? atoi(argv[2]) : 0;
     const int benching = argc > 3 && strcmp(argv[3], "--bench") == 0;
-    if (p < 1 || q < 1 || (argc != 3 && !(benching && argc == 7)) || p * q != nprocs) {
+    const int bcasting = argc > 3 && strcmp(argv[3], "--bcast") == 0;
+    if (p < 1 || q < 1 || p * q != nprocs ||
+        (argc != 3 && !(benching && argc == 7) && !(bcasting && argc == 6))) {
         if (g.rank == 0) {
             usage();
             if (p * q != nprocs)
@@ -276,7 +318,9 @@ int main(int argc, char **argv) {
     Cblacs_gridinfo(g.context, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
 
     int ok = 1;
-    if (benching) {
+    if (bcasting) {
+        bench_bcast(&g, atol(argv[4]), atoi(argv[5]));
+    } else if (benching) {
         bench(&g, seed, atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
     } else {
         if (g.rank == 0)
