@@ -1,6 +1,6 @@
-// The CPU gemv driver: strided x and y through contiguous buffers, then op N split over rows
-// (each thread owns a block of y) and op T split over columns (each thread owns a block of
-// dot products), with the other split where the first one leaves a thread too little.
+// The CPU gemv driver: strided x and y through contiguous buffers, then op N split over columns
+// (each thread sums its columns into its own y) or, for tall matrices, over rows, and op T split
+// over columns (each thread owns a block of dot products) or, for very few columns, over rows.
 #include "cpu/gemv.hpp"
 
 #include <omp.h>
@@ -18,9 +18,11 @@ namespace {
 // Bytes of A each thread must have for one more thread to pay for waking it (measured on
 // op N and op T, float and double: docs/performance.md).
 constexpr int64_t kGemvBytesPerThread = 96 * 1024;
-// The least rows (op N) or columns (op T) a thread owns in the natural split; below it the
-// work is split the other way and the threads' partial results are summed.
-constexpr int64_t kGemvMinRowsPerThread = 256;
+// Op N splits the rows only where each thread's piece of a column is this long (tall
+// matrices); elsewhere each thread takes whole columns, one contiguous stretch of A, into its
+// own y, and the partial y are summed (measured faster from 1000 × 1000 up to 8000 × 8000).
+// Op T splits the columns where each thread gets this many, else the rows.
+constexpr int64_t kGemvMinRowBytesPerThread = 16 * 1024;
 constexpr int64_t kGemvMinColumnsPerThread = 16;
 
 template <typename T> const GemvKernels<T> &kernels() {
@@ -74,7 +76,7 @@ int run_n(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, in
     }
     int used = 1;
     constexpr int64_t line = int64_t(64 / sizeof(T)); // threads' blocks of y share no line
-    if (m >= threads * kGemvMinRowsPerThread) {
+    if (m * int64_t(sizeof(T)) >= threads * kGemvMinRowBytesPerThread) {
 #pragma omp parallel num_threads(threads)
         {
             const int nt = omp_get_num_threads(), p = omp_get_thread_num();
@@ -87,7 +89,7 @@ int run_n(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, in
         }
         return used;
     }
-    // Few rows, many columns: each thread sums its columns into its own y, then they are added.
+    // Each thread sums its columns into its own y (thread 0 into y itself), then they are added.
     std::vector<T> partial(size_t(threads - 1) * size_t(m));
 #pragma omp parallel num_threads(threads)
     {
