@@ -1,6 +1,6 @@
 // The CPU gemv driver: strided x and y through contiguous buffers, then op N split over columns
-// (each thread sums its columns into its own y) or, for tall matrices, over rows, and op T split
-// over columns (each thread owns a block of dot products) or, for very few columns, over rows.
+// (each chunk sums into its own y) or, for tall matrices, over rows, and op T split over columns
+// (each chunk owns a block of dot products) or, for very few columns, over rows.
 #include "cpu/gemv.hpp"
 
 #include <omp.h>
@@ -24,6 +24,10 @@ constexpr int64_t kGemvBytesPerThread = 96 * 1024;
 // Op T splits the columns where each thread gets this many, else the rows.
 constexpr int64_t kGemvMinRowBytesPerThread = 16 * 1024;
 constexpr int64_t kGemvMinColumnsPerThread = 16;
+// Each thread's share is cut into this many chunks, handed out as threads come free: a thread
+// the scheduler holds back (another program on its core) delays the call by one chunk, not by
+// its whole share.
+constexpr int kGemvChunksPerThread = 4;
 
 template <typename T> const GemvKernels<T> &kernels() {
     switch (active_isa()) {
@@ -69,41 +73,44 @@ template <typename T> void scale(int64_t len, T beta, T *y) {
 template <typename T>
 int run_n(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, int64_t lda,
           const T *x, T beta, T *y, int threads) {
+    scale(m, beta, y);
     if (threads == 1) {
-        scale(m, beta, y);
         k.n(m, n, alpha, A, lda, x, y);
         return 1;
     }
     int used = 1;
-    constexpr int64_t line = int64_t(64 / sizeof(T)); // threads' blocks of y share no line
+    const int64_t chunks = int64_t(threads) * kGemvChunksPerThread;
     if (m * int64_t(sizeof(T)) >= threads * kGemvMinRowBytesPerThread) {
+        constexpr int64_t line = int64_t(64 / sizeof(T)); // chunks of y share no cache line
 #pragma omp parallel num_threads(threads)
         {
-            const int nt = omp_get_num_threads(), p = omp_get_thread_num();
-            if (p == 0) used = nt;
-            const Range r = part(m, p, nt, line);
-            if (r.end > r.begin) {
-                scale(r.end - r.begin, beta, y + r.begin);
-                k.n(r.end - r.begin, n, alpha, A + r.begin, lda, x, y + r.begin);
+            if (omp_get_thread_num() == 0) used = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int64_t c = 0; c < chunks; ++c) {
+                const Range r = part(m, int(c), int(chunks), line);
+                if (r.end > r.begin)
+                    k.n(r.end - r.begin, n, alpha, A + r.begin, lda, x, y + r.begin);
             }
         }
         return used;
     }
-    // Each thread sums its columns into its own y (thread 0 into y itself), then they are added.
-    std::vector<T> partial(size_t(threads - 1) * size_t(m));
+    // Chunk c of the columns sums into its own y (chunk 0 into y itself); the partial y are
+    // added in chunk order, so the result does not depend on which thread took which chunk.
+    std::vector<T> partial(size_t(chunks - 1) * size_t(m));
 #pragma omp parallel num_threads(threads)
     {
-        const int nt = omp_get_num_threads(), p = omp_get_thread_num();
-        if (p == 0) used = nt;
-        const Range c = part(n, p, nt, 8);
-        T *out = p == 0 ? y : partial.data() + size_t(p - 1) * size_t(m);
-        if (p == 0) scale(m, beta, y);
-        else std::fill(out, out + m, T(0));
-        if (c.end > c.begin)
-            k.n(m, c.end - c.begin, alpha, A + c.begin * lda, lda, x + c.begin, out);
+        if (omp_get_thread_num() == 0) used = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t c = 0; c < chunks; ++c) {
+            const Range r = part(n, int(c), int(chunks), 8);
+            T *out = c == 0 ? y : partial.data() + size_t(c - 1) * size_t(m);
+            if (c > 0) std::fill(out, out + m, T(0));
+            if (r.end > r.begin)
+                k.n(m, r.end - r.begin, alpha, A + r.begin * lda, lda, x + r.begin, out);
+        }
     }
-    for (int p = 1; p < used; ++p) {
-        const T *part_y = partial.data() + size_t(p - 1) * size_t(m);
+    for (int64_t c = 1; c < chunks; ++c) {
+        const T *part_y = partial.data() + size_t(c - 1) * size_t(m);
         for (int64_t i = 0; i < m; ++i) y[i] += part_y[i];
     }
     return used;
@@ -118,32 +125,38 @@ int run_t(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, in
         return 1;
     }
     int used = 1;
+    const int64_t chunks = int64_t(threads) * kGemvChunksPerThread;
     if (n >= threads * kGemvMinColumnsPerThread) {
 #pragma omp parallel num_threads(threads)
         {
-            const int nt = omp_get_num_threads(), p = omp_get_thread_num();
-            if (p == 0) used = nt;
-            const Range c = part(n, p, nt, 16);
-            if (c.end > c.begin)
-                k.t(m, c.end - c.begin, alpha, A + c.begin * lda, lda, x, beta, y + c.begin);
+            if (omp_get_thread_num() == 0) used = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int64_t c = 0; c < chunks; ++c) {
+                const Range r = part(n, int(c), int(chunks), 16);
+                if (r.end > r.begin)
+                    k.t(m, r.end - r.begin, alpha, A + r.begin * lda, lda, x, beta, y + r.begin);
+            }
         }
         return used;
     }
-    // Few columns, many rows: each thread takes a block of rows, their dot products are added.
-    std::vector<T> partial(size_t(threads) * size_t(n));
+    // Few columns, many rows: chunk c of the rows makes its own dot products, added in chunk
+    // order.
+    std::vector<T> partial(size_t(chunks) * size_t(n));
 #pragma omp parallel num_threads(threads)
     {
-        const int nt = omp_get_num_threads(), p = omp_get_thread_num();
-        if (p == 0) used = nt;
-        const Range r = part(m, p, nt, int64_t(64 / sizeof(T)));
-        T *out = partial.data() + size_t(p) * size_t(n);
-        if (r.end > r.begin)
-            k.t(r.end - r.begin, n, T(1), A + r.begin, lda, x + r.begin, T(0), out);
-        else std::fill(out, out + n, T(0));
+        if (omp_get_thread_num() == 0) used = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t c = 0; c < chunks; ++c) {
+            const Range r = part(m, int(c), int(chunks), int64_t(64 / sizeof(T)));
+            T *out = partial.data() + size_t(c) * size_t(n);
+            if (r.end > r.begin)
+                k.t(r.end - r.begin, n, T(1), A + r.begin, lda, x + r.begin, T(0), out);
+            else std::fill(out, out + n, T(0));
+        }
     }
     for (int64_t j = 0; j < n; ++j) {
         T s = partial[size_t(j)];
-        for (int p = 1; p < used; ++p) s += partial[size_t(p) * size_t(n) + size_t(j)];
+        for (int64_t c = 1; c < chunks; ++c) s += partial[size_t(c) * size_t(n) + size_t(j)];
         y[j] = beta == T(0) ? alpha * s : alpha * s + beta * y[j];
     }
     return used;
