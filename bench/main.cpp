@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "gemm_command.hpp"
 #include "gemv_command.hpp"
+#include "multigpu_command.hpp"
 #include "peak_command.hpp"
 #include "spmv_command.hpp"
 #include "tessera/tessera.h"
@@ -30,6 +31,8 @@ constexpr Subcommand kSubcommands[] = {
     {"gemm", "sgemm/dgemm beside OpenBLAS and BLIS (or cuBLAS), with errors",
      tessera::bench::run_gemm_command},
     {"gemv", "sgemv/dgemv GB/s beside OpenBLAS", tessera::bench::run_gemv_command},
+    {"multigpu", "host-operand gemm on every GPU beside one GPU and cuBLASXt",
+     tessera::bench::run_multigpu_command},
     {"peak", "the peak FLOP rate of this machine, alone", tessera::bench::run_peak_command},
     {"spmv", "sparse products in every format beside Eigen (or cuSPARSE)",
      tessera::bench::run_spmv_command},

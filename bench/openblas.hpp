@@ -20,8 +20,7 @@ public:
     using sgemv_fn = void (*)(int layout, int trans, int m, int n, float alpha, const float *A,
                               int lda, const float *x, int incx, float beta, float *y, int incy);
     using dgemv_fn = void (*)(int layout, int trans, int m, int n, double alpha, const double *A,
-                              int lda, const double *x, int incx, double beta, double *y,
-                              int incy);
+                              int lda, const double *x, int incx, double beta, double *y, int incy);
 
     // Sets OPENBLAS_CORETYPE when it is unset (see choose_coretype), then loads `path`, or
     // libopenblas.so.0 and its Debian location when `path` is empty. Returns nullptr and

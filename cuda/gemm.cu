@@ -5,9 +5,14 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "error.hpp"
 #include "kernels.hpp"
@@ -25,6 +30,10 @@ KernelChoice choice;
 bool verbose = false;
 enum class Overlap { automatic, off, on }; // TESSERA_CUDA_OVERLAP
 Overlap overlap = Overlap::automatic;
+// TESSERA_CUDA_SPREAD: whether host-operand products spread over a handle's devices —
+// automatic: products of 2^33 multiply-adds or more, cut at whole 128-wide tiles; off: never
+// (the first device runs everything); on (for tests): any product, cut anywhere.
+Overlap spreading = Overlap::automatic;
 
 State *state_of(const core::ExecContext *ctx) {
     return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
@@ -352,9 +361,9 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
     return TSR_SUCCESS;
 }
 
-template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
-    State *s = state_of(ctx);
-    if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
+// The product on one device's state, its operands classified already.
+template <typename T>
+tsr_status run_on(State *s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc) {
     DeviceScope scope(s->dev.ordinal);
     if (scope.status() != cudaSuccess)
         return fail_cuda(scope.status(), "cannot select the CUDA device");
@@ -363,9 +372,6 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::G
     const bool read_c = a.beta != T(0);
     const int64_t a_rows = a.trans_a ? a.k : a.m, a_cols = a.trans_a ? a.m : a.k;
     const int64_t b_rows = a.trans_b ? a.n : a.k, b_cols = a.trans_b ? a.k : a.n;
-    const Memory ka = product ? classify(a.A) : Memory::device;
-    const Memory kb = product ? classify(a.B) : Memory::device;
-    const Memory kc = classify(a.C);
 
     if (ka == Memory::device && kb == Memory::device && kc == Memory::device) {
         // All on the device: in place, asynchronous on the stream, as a device library does.
@@ -415,6 +421,236 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::G
     if (cudaError_t e = cudaStreamSynchronize(s->stream); e != cudaSuccess)
         return fail_cuda(e, "gemm");
     return TSR_SUCCESS;
+}
+
+// Host operands over the handle's devices (State::group). C is cut into one block of rows or
+// of columns per device, whichever sends less: rows when B (k×n, needed whole by every device)
+// is smaller than A (m×k), columns otherwise. Blocks are sized in proportion to each device's
+// multiprocessors and rounded to whole 128-wide tiles. The operand every device needs is sent
+// up once in all: each device sends a share of its columns from the host, then copies the
+// others' shares from them (peer to peer). Each device then runs its block as a one-device
+// product (its own staging lock, streams, pinned ring and overlapped copies) on a thread of
+// its own; the calling thread runs the first.
+template <typename T>
+tsr_status spread(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc) {
+    std::lock_guard<std::mutex> whole_call(s.spread);
+    std::vector<State *> devices{&s};
+    devices.insert(devices.end(), s.group.begin(), s.group.end());
+    const size_t count = devices.size();
+    const bool by_rows = a.n < a.m;
+    const int64_t extent = by_rows ? a.m : a.n;
+    const double grain = spreading == Overlap::on ? 1.0 : 128.0;
+    double total = 0;
+    for (State *d : devices) total += double(d->dev.sm_count);
+    std::vector<int64_t> cut(count + 1, 0);
+    double share = 0;
+    for (size_t i = 1; i < count; ++i) {
+        share += double(devices[i - 1]->dev.sm_count) / total;
+        cut[i] = std::clamp<int64_t>(int64_t(share * double(extent) / grain + 0.5) * int64_t(grain),
+                                     cut[i - 1], extent);
+    }
+    cut[count] = extent;
+
+    // The operand every device needs, as stored: X (rows_x × cols_x, leading dimension ldx).
+    const bool shared_is_a = !by_rows;
+    const Memory kx = shared_is_a ? ka : kb;
+    const T *X = shared_is_a ? a.A : a.B;
+    const int64_t ldx = shared_is_a ? a.lda : a.ldb;
+    const bool tx = shared_is_a ? a.trans_a : a.trans_b;
+    const int64_t rows_x = shared_is_a ? (tx ? a.k : a.m) : (tx ? a.n : a.k);
+    const int64_t cols_x = shared_is_a ? (tx ? a.m : a.k) : (tx ? a.k : a.n);
+    const int64_t elem = int64_t(sizeof(T));
+    auto share_of = [&](size_t i) { return cols_x * int64_t(i) / int64_t(count); };
+    if (verbose)
+        std::fprintf(stderr,
+                     "tessera: cuda %cgemm over %zu devices, C cut by %s at %lld, %c sent up in "
+                     "shares and copied between the devices\n",
+                     sizeof(T) == 4 ? 's' : 'd', count, by_rows ? "rows" : "columns",
+                     (long long)cut[1], shared_is_a ? 'A' : 'B');
+
+    // Every device's share must be on its way (its event recorded) before another device
+    // orders a copy of it: the threads meet once between sending and copying.
+    std::mutex meet_lock;
+    std::condition_variable meet;
+    size_t arrived = 0;
+    bool failed_to_send = false;
+    auto meet_all = [&](bool ok) {
+        std::unique_lock<std::mutex> lock(meet_lock);
+        if (!ok) failed_to_send = true;
+        if (++arrived == count) meet.notify_all();
+        else meet.wait(lock, [&] { return arrived == count; });
+        return !failed_to_send;
+    };
+
+    std::vector<tsr_status> status(count, TSR_SUCCESS);
+    std::vector<std::string> why(count);
+    auto part = [&](size_t i) noexcept {
+        State &d = *devices[i];
+        auto failed = [&](tsr_status st) {
+            status[i] = st;
+            why[i] = last_error();
+        };
+        DeviceScope scope(d.dev.ordinal);
+        tsr_status st = scope.status() == cudaSuccess
+                            ? TSR_SUCCESS
+                            : fail_cuda(scope.status(), "cannot select the CUDA device");
+        T *Xd = nullptr;
+        { // this device's share of X, sent up on its copy stream
+            std::lock_guard<std::mutex> staging(d.staging);
+            if (st == TSR_SUCCESS) st = d.shared_operand.reserve(size_t(rows_x * cols_x * elem));
+            if (st == TSR_SUCCESS && !d.copies &&
+                cudaStreamCreateWithFlags(&d.copies, cudaStreamNonBlocking) != cudaSuccess)
+                d.copies = nullptr,
+                st = fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create the CUDA copy stream");
+            if (st == TSR_SUCCESS && !d.shared_sent &&
+                cudaEventCreateWithFlags(&d.shared_sent, cudaEventDisableTiming) != cudaSuccess)
+                d.shared_sent = nullptr,
+                st = fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA event");
+            if (st == TSR_SUCCESS) {
+                Xd = static_cast<T *>(d.shared_operand.ptr);
+                const int64_t c0 = share_of(i), c1 = share_of(i + 1);
+                if (c1 > c0)
+                    st = upload(d, Xd + c0 * rows_x, X + c0 * ldx, rows_x, c1 - c0, ldx, elem, kx,
+                                d.copies);
+            }
+            if (st == TSR_SUCCESS)
+                if (cudaError_t e = cudaEventRecord(d.shared_sent, d.copies); e != cudaSuccess)
+                    st = fail_cuda(e, "cannot record a share's transfer");
+        }
+        if (st != TSR_SUCCESS) failed(st);
+        if (!meet_all(st == TSR_SUCCESS)) {
+            if (st == TSR_SUCCESS)
+                failed(
+                    fail(TSR_ERR_BACKEND_UNAVAILABLE, "another device could not send its share"));
+            return;
+        }
+        for (size_t j = 0; j < count && st == TSR_SUCCESS; ++j) { // the others' shares
+            const int64_t c0 = share_of(j), c1 = share_of(j + 1);
+            if (j == i || c1 == c0) continue;
+            State &o = *devices[j];
+            cudaError_t e = cudaStreamWaitEvent(d.copies, o.shared_sent, 0);
+            if (e == cudaSuccess)
+                e = cudaMemcpyPeerAsync(Xd + c0 * rows_x, d.dev.ordinal,
+                                        static_cast<T *>(o.shared_operand.ptr) + c0 * rows_x,
+                                        o.dev.ordinal, size_t((c1 - c0) * rows_x * elem), d.copies);
+            if (e != cudaSuccess) st = fail_cuda(e, "cannot copy a share from another device");
+        }
+        if (st == TSR_SUCCESS)
+            if (cudaError_t e = cudaStreamSynchronize(d.copies); e != cudaSuccess)
+                st = fail_cuda(e, "copying the shares between the devices");
+        if (st != TSR_SUCCESS) return failed(st);
+
+        const int64_t lo = cut[i], hi = cut[i + 1];
+        if (hi <= lo) return;
+        core::GemmArgs<T> b = a;
+        if (by_rows) {
+            b.m = hi - lo;
+            b.A = a.trans_a ? a.A + lo * a.lda : a.A + lo;
+            b.B = Xd, b.ldb = rows_x;
+            b.C = a.C + lo;
+        } else {
+            b.n = hi - lo;
+            b.A = Xd, b.lda = rows_x;
+            b.B = a.trans_b ? a.B + lo : a.B + lo * a.ldb;
+            b.C = a.C + lo * a.ldc;
+        }
+        st =
+            run_on(&d, b, shared_is_a ? Memory::device : ka, shared_is_a ? kb : Memory::device, kc);
+        if (st != TSR_SUCCESS) failed(st);
+    };
+    // Every thread is made before any starts: the meeting needs them all. Without threads
+    // (none could be made), the devices' parts run one after another, each sending X whole.
+    std::atomic<int> go{0}; // 1: run, 2: stop
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < count; ++i) {
+        try {
+            threads.emplace_back([&, i] {
+                while (go.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+                if (go.load(std::memory_order_acquire) == 1) part(i);
+            });
+        } catch (...) {
+            break;
+        }
+    }
+    const bool all_threads = threads.size() + 1 == count;
+    go.store(all_threads ? 1 : 2, std::memory_order_release);
+    if (all_threads) {
+        part(0);
+        for (std::thread &t : threads) t.join();
+    } else {
+        for (std::thread &t : threads) t.join();
+        for (size_t i = 0; i < count; ++i) {
+            const int64_t lo = cut[i], hi = cut[i + 1];
+            if (hi <= lo) continue;
+            core::GemmArgs<T> b = a;
+            if (by_rows)
+                b.m = hi - lo, b.A = a.trans_a ? a.A + lo * a.lda : a.A + lo, b.C = a.C + lo;
+            else
+                b.n = hi - lo, b.B = a.trans_b ? a.B + lo : a.B + lo * a.ldb,
+                b.C = a.C + lo * a.ldc;
+            if ((status[i] = run_on(devices[i], b, ka, kb, kc)) != TSR_SUCCESS)
+                why[i] = last_error();
+        }
+    }
+    for (size_t i = 0; i < count; ++i)
+        if (status[i] != TSR_SUCCESS)
+            return fail(status[i], "device %d: %s", devices[i]->dev.ordinal, why[i].c_str());
+    return TSR_SUCCESS;
+}
+
+// The device that holds `ptr`, or -1 when it is host memory.
+int device_of(const void *ptr) {
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return attr.type == cudaMemoryTypeDevice ? attr.device : -1;
+}
+
+template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
+    State *s = state_of(ctx);
+    if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
+    const bool product = a.alpha != T(0) && a.k > 0; // otherwise A and B are not read
+    const Memory ka = product ? classify(a.A) : Memory::device;
+    const Memory kb = product ? classify(a.B) : Memory::device;
+    const Memory kc = classify(a.C);
+    if (ka == Memory::device || kb == Memory::device || kc == Memory::device) {
+        // Operands in one device's memory: that device runs the product when it is one of the
+        // handle's; another device's kernels could not read them (managed memory, which every
+        // device reads, says no device here).
+        int held = -1;
+        for (const void *p : {ka == Memory::device ? static_cast<const void *>(a.A) : nullptr,
+                              kb == Memory::device ? static_cast<const void *>(a.B) : nullptr,
+                              kc == Memory::device ? static_cast<const void *>(a.C) : nullptr}) {
+            const int d = p ? device_of(p) : -1;
+            if (d < 0) continue;
+            if (held >= 0 && d != held)
+                return fail(TSR_ERR_INVALID_ARGUMENT,
+                            "the operands are in the memory of two CUDA devices (%d and %d)", held,
+                            d);
+            held = d;
+        }
+        if (held >= 0 && held != s->dev.ordinal) {
+            State *owner = nullptr;
+            for (State *member : s->group)
+                if (member->dev.ordinal == held) owner = member;
+            if (!owner)
+                return fail(TSR_ERR_INVALID_ARGUMENT,
+                            "the operands are in CUDA device %d's memory, but the handle runs on "
+                            "device %d (tsr_set_cuda_devices, TESSERA_CUDA_DEVICE)",
+                            held, s->dev.ordinal);
+            s = owner;
+        }
+    } else if (!s->group.empty()) {
+        if (product && spreading != Overlap::off &&
+            (spreading == Overlap::on ||
+             (double(a.m) * double(a.n) * double(a.k) >= double(int64_t(1) << 33) &&
+              std::max(a.m, a.n) >= int64_t(s->group.size() + 1) * 256))) {
+            return spread<T>(*s, a, ka, kb, kc);
+        }
+    }
+    return run_on<T>(s, a, ka, kb, kc);
 }
 
 } // namespace
@@ -481,6 +717,8 @@ void read_kernel_choice(const core::PluginHost &host) {
              &choice.stream_k);
     overlap = Overlap::automatic;
     read_one(host, "TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
+    spreading = Overlap::automatic;
+    read_one(host, "TESSERA_CUDA_SPREAD", parse_overlap, "auto, off, on", "auto", &spreading);
     verbose = host.verbose != 0;
 }
 

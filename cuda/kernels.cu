@@ -6,10 +6,10 @@
 
 #include <cstdlib>
 
-#include <mutex>
 
 #include "dmma_gemm.cuh"
 #include "simt_gemm.cuh"
+#include "smem_opt_in.cuh"
 #include "tf32_gemm.cuh"
 #include "wgmma_gemm.hpp"
 
@@ -20,13 +20,7 @@ namespace {
 // Launches `kernel` on ceil(m/BM)·ceil(n/BN) blocks with `smem` bytes of dynamic shared memory.
 template <typename T, auto kernel>
 cudaError_t launch(int bm, int bn, int threads, int smem, cudaStream_t stream, GemmParams<T> p) {
-    // Above 48 KB a kernel must opt in; once per kernel instantiation (the attribute sticks to it).
-    static std::once_flag once;
-    static cudaError_t attr = cudaSuccess;
-    std::call_once(once, [&] {
-        attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    });
-    if (attr != cudaSuccess) return attr;
+    if (cudaError_t attr = opt_in_shared_memory<kernel>(smem); attr != cudaSuccess) return attr;
     p.tiles_m = (p.m + bm - 1) / bm;
     p.tiles_n = (p.n + bn - 1) / bn;
     // Every tile, the first p.blocks of them, or the stream-K launch's p.sk_blocks spans.

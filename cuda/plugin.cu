@@ -29,6 +29,10 @@ tsr_status table_set_stream(void *state, void *stream) {
     return TSR_SUCCESS;
 }
 
+tsr_status table_set_devices(void *state, int count, const int *ids) {
+    return set_devices(static_cast<State *>(state), count, ids);
+}
+
 tsr_status table_synchronize(void *state) {
     State *s = state ? static_cast<State *>(state) : shared_state();
     if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
@@ -58,6 +62,7 @@ const core::BackendTable table = {
     sparse_plan,
     sparse_kernel_name,
     table_synchronize,
+    table_set_devices,
 };
 
 char reason[512];
@@ -83,15 +88,19 @@ TESSERA_CUDA_ENTRY(const tessera::core::PluginHost *host, const char **why) {
     if (!host || host->abi_version != tessera::core::kBackendAbiVersion)
         return refuse("this plugin was built for another version of libtessera.so");
     host_of_plugin = host;
-    const int device = host->device;
+    int device = host->device;
     int count = 0;
     if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
         (void)cudaGetLastError();
         return refuse("no usable CUDA driver or device (%s)", cudaGetErrorString(e));
     }
     if (count == 0) return refuse("no CUDA device is present");
-    if (device < 0 || device >= count)
+    if (!host->device_from_rank && (device < 0 || device >= count))
         return refuse("TESSERA_CUDA_DEVICE=%d, but there are %d CUDA devices", device, count);
+    // A launcher's local rank picks the device modulo the count; TESSERA_CUDA_DEVICES, when
+    // set, names the devices handles spread over (its first is then the default device).
+    if (read_device_settings(device, host->device_from_rank != 0, &device) != TSR_SUCCESS)
+        return refuse("%s", last_error());
     int major = 0, minor = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <vector>
 
 #include "kernels.hpp"
 #include "tessera/tessera.h"
@@ -60,11 +61,30 @@ struct State {
     std::mutex panels_lock;
     DeviceBuffer panels;
     cudaEvent_t panels_free = nullptr;
+    // The other GPUs of the handle (tsr_set_cuda_devices, TESSERA_CUDA_DEVICES), each with a
+    // state of its own that this one owns: host-operand gemm is spread over this state's
+    // device and theirs (gemm.cu). Changed only by configuration calls.
+    std::vector<State *> group;
+    // A spread product (under `spread`, taken on the handle's own state for the whole call):
+    // this device's whole copy of the operand every device needs, assembled from the share
+    // each device sent up (recorded by `shared_sent`) and copied between the devices.
+    std::mutex spread;
+    DeviceBuffer shared_operand;
+    cudaEvent_t shared_sent = nullptr;
 };
 
-// A new state for `device`; on failure a status with the reason recorded.
+// A new state for `device`, spreading over the devices of TESSERA_CUDA_DEVICES when that is
+// set (its first is then the state's device); on failure a status with the reason recorded.
 tsr_status create_state(int device, State **out);
 void destroy_state(State *state);
+
+// Makes `state` spread over `count` devices (ids[0] its own; count 0, ids null: every device
+// of the host). A bad list (an ordinal out of range, one twice) changes nothing.
+tsr_status set_devices(State *state, int count, const int *ids);
+
+// The plugin's device settings, from the core's PluginHost at load: the default device (a
+// launcher's local rank taken modulo the device count) and TESSERA_CUDA_DEVICES.
+tsr_status read_device_settings(int device, bool from_rank, int *resolved);
 
 // The state used when a handle has none of its own (auto routing, the default handle).
 State *shared_state();

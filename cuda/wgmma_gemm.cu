@@ -14,8 +14,8 @@
 // fit where 128 of each would not, hence its 128×128 tile against plain TF32's 128×256.
 #include "wgmma_gemm.hpp"
 
-#include <mutex>
 
+#include "smem_opt_in.cuh"
 #include "tf32_gemm.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -342,14 +342,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 
 template <int TERMS> cudaError_t set_smem() {
-    static std::once_flag once;
-    static cudaError_t attr = cudaSuccess;
-    std::call_once(once, [] {
-        attr = cudaFuncSetAttribute(wgmma_tf32_kernel<TERMS>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Config<TERMS>::SMEM_BYTES);
-    });
-    return attr;
+    return opt_in_shared_memory<wgmma_tf32_kernel<TERMS>>(Config<TERMS>::SMEM_BYTES);
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 #     bench-gemm   tessera-bench --backend cuda: the gpu preset in both precisions (TF32 off),
 #                  3xTF32 against cuBLAS FP32, and host operands end to end
 #     bench-spmv   tessera-bench spmv --backend cuda: the gpu preset, float and double
+#     bench-multigpu  tessera-bench multigpu: host operands on one GPU and on all, beside
+#                  cuBLASXt (MULTIGPU_ARGS adds arguments, e.g. "--shapes 16384 --reps 2")
 #     tests        ctest -L cuda (CTEST_ARGS adds arguments, e.g. "-R Stream|Fringe")
 #     sanitize     compute-sanitizer memcheck and racecheck on the gemm and SpMV tests
 # environment: TESSERA_BUILD_DIR (default build-gpu), CUDA_ARCHS (default: the project's "90;80"),
@@ -24,8 +26,8 @@ bench="$build/bin/tessera-bench"
 tests="$build/bin/tessera_cuda_tests"
 for s in "${steps[@]}"; do  # a misspelt step fails now, not after a build of minutes
   case "$s" in
-    build | bench-gemm | bench-spmv | tests | sanitize) ;;
-    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, tests, sanitize)" >&2; exit 2 ;;
+    build | bench-gemm | bench-spmv | bench-multigpu | tests | sanitize) ;;
+    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, bench-multigpu, tests, sanitize)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -54,6 +56,10 @@ step_bench_spmv() {
     2>&1 | tee "$out/bench_spmv.log"
 }
 
+step_bench_multigpu() {
+  # shellcheck disable=SC2086
+  "$bench" multigpu ${MULTIGPU_ARGS:-} --json "$out/multigpu.json" 2>&1 | tee "$out/bench_multigpu.log"
+}
 step_tests() {
   # shellcheck disable=SC2086
   ctest --test-dir "$build" -L cuda --output-on-failure --timeout 900 ${CTEST_ARGS:-} \
@@ -83,6 +89,7 @@ step_sanitize() {
   local rc=0
   sanitize memcheck "$gemm:CudaStreamK.*:CudaGemmFringe.*:CudaRefusals.*" TESSERA_CUDA_STREAMK=last || rc=1
   sanitize memcheck "CudaPointers.*:CudaAutoRouting.*" TESSERA_CUDA_OVERLAP=on || rc=1
+  sanitize memcheck "CudaDevices.*" TESSERA_CUDA_SPREAD=on TESSERA_CUDA_OVERLAP=on || rc=1
   sanitize memcheck "CudaMath.*-$oom" TESSERA_CUDA_MATH=tf32x3 || rc=1
   sanitize memcheck "CudaSpmv.*:CudaSpmvNonFinite.*:Matrices/CudaSpmvGenerated.*-$oom" || rc=1
   sanitize memcheck "$oom" --report-api-errors=no TESSERA_CUDA_MATH=tf32x3 || rc=1
@@ -102,6 +109,7 @@ for s in "${steps[@]}"; do
     build) step_build ;;
     bench-gemm) step_bench_gemm ;;
     bench-spmv) step_bench_spmv ;;
+    bench-multigpu) step_bench_multigpu ;;
     tests) step_tests ;;
     sanitize) step_sanitize ;;
   esac

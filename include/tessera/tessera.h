@@ -158,6 +158,26 @@ TSR_API tsr_status tsr_set_strassen(tsr_handle handle, int levels, int64_t min_b
  *  Returns ::TSR_ERR_BACKEND_UNAVAILABLE when the CUDA backend cannot run here. */
 TSR_API tsr_status tsr_set_cuda_stream(tsr_handle handle, void *cuda_stream);
 
+/** Spreads the handle's CUDA products with host operands over several GPUs of this host.
+ *
+ *  A gemm whose A, B and C are all host memory (pageable or pinned) and large enough to pay
+ *  is cut into blocks of C, one per device — rows or columns, whichever sends less: the
+ *  operand every device needs goes to each once — and the devices run their blocks at
+ *  once, each with its own streams, pinned buffers and overlapped copies. A product with
+ *  an operand in one device's memory runs on that device (when it is one of the handle's),
+ *  and small products run on the first device alone. The first device is the handle's own:
+ *  its stream (tsr_set_cuda_stream) is kept when it stays the first, and reset to the
+ *  default stream when the first device changes. `TESSERA_CUDA_DEVICES=all` or `=0,1,…`
+ *  sets the devices of new handles and of the BLAS symbols.
+ *  @param handle the handle.
+ *  @param count the number of devices in @p ids (>= 1), or 0 with @p ids NULL for every
+ *               device of the host.
+ *  @param ids distinct device ordinals; the first is the handle's own device.
+ *  @return ::TSR_ERR_INVALID_ARGUMENT for a bad list (an ordinal out of range or named
+ *          twice; nothing changes), ::TSR_ERR_BACKEND_UNAVAILABLE when the CUDA backend
+ *          cannot run here. */
+TSR_API tsr_status tsr_set_cuda_devices(tsr_handle handle, int count, const int *ids);
+
 /**@}*/
 
 /** @name Dense matrix products */

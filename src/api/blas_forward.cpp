@@ -102,8 +102,10 @@ Backing find_backing(const char *variable, const char *const (&search)[N]) {
     };
     if (const char *wanted = secure_getenv(variable); wanted && *wanted) {
         if (take(wanted)) return b;
-        std::fprintf(stderr, "tessera: %s cannot be the backing BLAS: %s; searching the usual "
-                     "places\n", variable, b.tried.c_str());
+        std::fprintf(stderr,
+                     "tessera: %s cannot be the backing BLAS: %s; searching the usual "
+                     "places\n",
+                     variable, b.tried.c_str());
     }
     for (const char *path : search)
         if (take(path)) return b;

@@ -148,4 +148,43 @@ TSR_API tsr_status tsr_set_cuda_stream(tsr_handle handle, void *cuda_stream) {
     });
 }
 
+TSR_API tsr_status tsr_set_cuda_devices(tsr_handle handle, int count, const int *ids) {
+    return guarded("tsr_set_cuda_devices", [&] {
+        if (!handle) return fail(TSR_ERR_INVALID_ARGUMENT, "tsr_set_cuda_devices: handle is NULL");
+        if (count < 0 || (count > 0 && !ids) || (count == 0 && ids))
+            return fail(TSR_ERR_INVALID_ARGUMENT,
+                        "tsr_set_cuda_devices: count = %d with ids %s: give count >= 1 ordinals, "
+                        "or count 0 and ids NULL for every device",
+                        count, ids ? "given" : "NULL");
+        const char *why = nullptr;
+        const tessera::core::BackendTable *cuda = tessera::core::cuda_backend(&why);
+        if (!cuda || !cuda->set_devices || !cuda->create_state)
+            return fail(TSR_ERR_BACKEND_UNAVAILABLE,
+                        "tsr_set_cuda_devices: backend cuda is unavailable: %s",
+                        why ? why : "the plugin cannot spread over devices");
+        const bool fresh = !handle->cuda_state;
+        if (fresh) {
+            tsr_status s = cuda->create_state(count > 0 ? ids[0] : 0, &handle->cuda_state);
+            if (s != TSR_SUCCESS)
+                return fail(s, "tsr_set_cuda_devices: %s",
+                            cuda->last_error ? cuda->last_error() : "cannot set up the device");
+        }
+        tsr_status s = cuda->set_devices(handle->cuda_state, count, ids);
+        if (s != TSR_SUCCESS) {
+            tsr_status reported =
+                fail(s, "tsr_set_cuda_devices: %s",
+                     cuda->last_error ? cuda->last_error() : "cannot use the devices");
+            if (fresh) { // nothing changes: the handle had no state before this call
+                if (cuda->destroy_state) cuda->destroy_state(handle->cuda_state);
+                handle->cuda_state = nullptr;
+            }
+            return reported;
+        }
+        const int first = count > 0 ? ids[0] : 0; // "every device" starts at device 0
+        if (first != handle->cuda_device) handle->cuda_stream = nullptr;
+        handle->cuda_device = first;
+        return TSR_SUCCESS;
+    });
+}
+
 } // extern "C"

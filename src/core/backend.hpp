@@ -13,7 +13,7 @@
 #include "sparse/structure.hpp"
 #include "tessera/tessera.h"
 
-#define TESSERA_BACKEND_ABI 4
+#define TESSERA_BACKEND_ABI 5
 #define TESSERA_ABI_PASTE2(a, b) a##b
 #define TESSERA_ABI_PASTE(a, b) TESSERA_ABI_PASTE2(a, b)
 #define TESSERA_ABI_STRING2(x) #x
@@ -165,13 +165,18 @@ struct BackendTable {
     // state) has finished: the call log times a product on device operands with it. nullptr:
     // the backend's calls return finished.
     tsr_status (*synchronize)(void *state);
+    // The GPUs a handle's state spreads host-operand gemm over (since version 5): `count`
+    // ordinals, the first the state's own device; count 0: every device of the host. A bad
+    // list leaves the state as it was. nullptr: one device per state.
+    tsr_status (*set_devices)(void *state, int count, const int *ids);
 };
 
 // What the core hands a plugin when it loads it: the settings it read for it, so that every
 // setting is read one way (secure_getenv, one warning for a bad value) in one place.
 struct PluginHost {
     uint32_t abi_version; // kBackendAbiVersion
-    int device;           // TESSERA_CUDA_DEVICE
+    int device;           // TESSERA_CUDA_DEVICE, else the MPI/Slurm local rank
+    int device_from_rank; // 1: `device` is a local rank, taken modulo the device count
     int verbose;          // TESSERA_VERBOSE
     // The value of a plugin's own setting (a TESSERA_CUDA_* variable), or nullptr when unset;
     // names outside TESSERA_CUDA_* read as unset.

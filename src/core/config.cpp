@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 namespace tessera::core {
 
@@ -79,6 +80,19 @@ Config read_environment() {
         if (!parse_int(v, 0, INT_MAX, &c.cuda_device)) {
             c.cuda_device = 0;
             warn("TESSERA_CUDA_DEVICE", v, "a device ordinal >= 0", "device 0");
+        }
+    } else {
+        // One rank per GPU under MPI or Slurm: the rank's number among those of its node picks
+        // the device (the plugin takes it modulo the node's device count). A value that is not
+        // a number is the launcher's business: it is ignored.
+        for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                 "MV2_COMM_WORLD_LOCAL_RANK", "PMI_LOCAL_RANK"}) {
+            int rank = 0;
+            if (const char *v = env(name); v && parse_int(v, 0, INT_MAX, &rank)) {
+                c.cuda_device = rank;
+                c.cuda_device_from_rank = true;
+                break;
+            }
         }
     }
     if (const char *v = env("TESSERA_STRASSEN")) {

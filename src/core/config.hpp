@@ -1,6 +1,6 @@
 // Process-wide configuration read once from the environment (TESSERA_BACKEND, TESSERA_NUM_THREADS,
-// TESSERA_VERBOSE, TESSERA_CUDA_DEVICE, TESSERA_CPU_ISA, TESSERA_STRASSEN), one warning per bad
-// value.
+// TESSERA_VERBOSE, TESSERA_CUDA_DEVICE or a launcher's local rank, TESSERA_CPU_ISA,
+// TESSERA_STRASSEN), one warning per bad value.
 #pragma once
 
 #include "tessera/tessera.h"
@@ -13,11 +13,12 @@ inline constexpr int kMaxThreads = 4096;
 
 struct Config {
     tsr_backend backend = TSR_BACKEND_AUTO;
-    int num_threads = 1;          // from TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
-    bool verbose = false;         // TESSERA_VERBOSE=1
-    int cuda_device = 0;          // TESSERA_CUDA_DEVICE
-    const char *cpu_isa = "auto"; // TESSERA_CPU_ISA: auto, avx512, avx2 or generic
-    int strassen_levels = 0;      // TESSERA_STRASSEN: 0 (off), 1 or 2 levels
+    int num_threads = 1;  // from TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
+    bool verbose = false; // TESSERA_VERBOSE=1
+    int cuda_device = 0;  // TESSERA_CUDA_DEVICE, else the MPI/Slurm local rank
+    bool cuda_device_from_rank = false; // cuda_device is a local rank (modulo the devices)
+    const char *cpu_isa = "auto";       // TESSERA_CPU_ISA: auto, avx512, avx2 or generic
+    int strassen_levels = 0;            // TESSERA_STRASSEN: 0 (off), 1 or 2 levels
 };
 
 // Read on first use (thread-safe); later changes to the environment are not seen.

@@ -77,7 +77,8 @@ PluginState load() {
         s.why = path + " does not export " + kCudaEntryPoint;
         return s; // keep it loaded: unloading a half-initialised CUDA runtime is not safe
     }
-    static const PluginHost host{kBackendAbiVersion, config().cuda_device, config().verbose ? 1 : 0,
+    static const PluginHost host{kBackendAbiVersion, config().cuda_device,
+                                 config().cuda_device_from_rank ? 1 : 0, config().verbose ? 1 : 0,
                                  plugin_setting};
     const char *reason = nullptr;
     const BackendTable *table = entry(&host, &reason);

@@ -30,6 +30,7 @@ const core::BackendTable &backend() {
                                           0,
                                           sparse_plan,
                                           sparse_kernel_name,
+                                          nullptr,
                                           nullptr};
     return table;
 }

@@ -54,6 +54,7 @@ const core::BackendTable &backend() {
                                           0,
                                           nullptr,
                                           nullptr,
+                                          nullptr,
                                           nullptr};
     return table;
 }
