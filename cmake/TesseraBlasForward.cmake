@@ -7,6 +7,8 @@
 #   blas_forward_stubs.S      one x86-64 entry point per forwarded name: a jump through its slot,
 #                             filled on first call by src/api/blas_forward.cpp (x86-64 only)
 #   blas_forward_table.inc    the forwarded names in slot order, for blas_forward.cpp
+#   blas_filter.c             a placeholder for every exported BLAS name, the body of the
+#                             filter libraries libblas.so.3 and libcblas.so.3 (src/CMakeLists.txt)
 #
 # ILP64 twins: a Fortran name `dgemv_` has the twin `dgemv_64_`, a CBLAS name `cblas_dgemv` has
 # `cblas_dgemv_64` (the spelling of Tessera's own sgemm_64_/cblas_sgemm_64). A forwarded twin is
@@ -25,6 +27,7 @@ function(tessera_blas_forward list_file out_dir with_stubs)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${list_file}")
   file(STRINGS "${list_file}" lines REGEX "^[^#]")
   set(exported "")
+  set(filter "")
   set(table "")
   set(stubs "")
   set(index 0)
@@ -36,6 +39,7 @@ function(tessera_blas_forward list_file out_dir with_stubs)
     set(name "${CMAKE_MATCH_1}")
     set(who "${CMAKE_MATCH_2}")
     tessera_ilp64_twin("${name}" twin)
+    string(APPEND filter "void ${name}(void) {}\nvoid ${twin}(void) {}\n")
     if(who STREQUAL "own")
       string(APPEND exported "    ${name}; ${twin};\n")
       continue()
@@ -95,6 +99,17 @@ function(tessera_blas_forward list_file out_dir with_stubs)
     "${table}")
   configure_file("${out_dir}/blas_forward_table.inc.in" "${out_dir}/blas_forward_table.inc"
                  COPYONLY)
+
+  # The filters' placeholders: at link time they tell the linker the names exist; at run time
+  # the loader looks every name of a filter up in its filtee, libtessera.so, and never runs
+  # these bodies.
+  file(WRITE "${out_dir}/blas_filter.c.in"
+    "/* Written by cmake/TesseraBlasForward.cmake from src/api/blas_symbols.txt: placeholders\n"
+    "   of a filter library (DT_FILTER): the loader looks each name up in libtessera.so. */\n"
+    "void xerbla_(void) {}\nvoid cblas_xerbla(void) {}\n"
+    "int RowMajorStrg;\nint CBLAS_CallFromC;\n"
+    "${filter}")
+  configure_file("${out_dir}/blas_filter.c.in" "${out_dir}/blas_filter.c" COPYONLY)
 
   if(with_stubs)
     # The slow path: saves the argument registers (integer, vector, and %al for variadic calls),

@@ -4,8 +4,12 @@
 # ${libdir}/tessera/ has the shape of Debian's openblas-pthread/ and blis-openmp/ directories, so
 # that LD_LIBRARY_PATH, a linker's -L or the distribution's alternatives can point at it:
 #
-#   libblas.so.3, libcblas.so.3 -> ../libtessera.so.<ABI>    component Runtime
+#   libblas.so.3, libcblas.so.3   component Runtime: filter libraries of libtessera.so.<ABI>
+#                                 with those SONAMEs (src/CMakeLists.txt), RUNPATH $ORIGIN/..
 #   libblas.so -> libblas.so.3, blas.pc (-L<that dir> -lblas)  component Development
+#
+# A program linked with -lblas there records libblas.so.3 (not libtessera.so.<ABI>), so it
+# follows the alternatives later on, as with any BLAS Debian ships.
 #
 # blas.pc names absolute paths: it is read through the alternatives' link in pkgconfig/, where
 # ${pcfiledir} would be that directory, not this one. It is written at install time, so
@@ -25,15 +29,11 @@
 set(TESSERA_SYSTEM_BLAS_DIR ${CMAKE_INSTALL_LIBDIR}/tessera)
 set(_tsr_soname libtessera.so.${TESSERA_ABI_VERSION})
 
-# The links, made once in the build tree and installed as links.
-set(_tsr_links ${PROJECT_BINARY_DIR}/system-blas)
-file(MAKE_DIRECTORY ${_tsr_links})
-file(CREATE_LINK ../${_tsr_soname} ${_tsr_links}/libblas.so.3 SYMBOLIC)
-file(CREATE_LINK ../${_tsr_soname} ${_tsr_links}/libcblas.so.3 SYMBOLIC)
-file(CREATE_LINK libblas.so.3 ${_tsr_links}/libblas.so SYMBOLIC)
-install(FILES ${_tsr_links}/libblas.so.3 ${_tsr_links}/libcblas.so.3
-        DESTINATION ${TESSERA_SYSTEM_BLAS_DIR} COMPONENT Runtime)
-install(FILES ${_tsr_links}/libblas.so DESTINATION ${TESSERA_SYSTEM_BLAS_DIR} COMPONENT Development)
+# The filters (built into ${PROJECT_BINARY_DIR}/system-blas); libblas.so is the -lblas link.
+install(TARGETS tessera_blas_filter LIBRARY DESTINATION ${TESSERA_SYSTEM_BLAS_DIR}
+        COMPONENT Runtime NAMELINK_COMPONENT Development)
+install(TARGETS tessera_cblas_filter LIBRARY DESTINATION ${TESSERA_SYSTEM_BLAS_DIR}
+        COMPONENT Runtime NAMELINK_SKIP)
 
 # blas.pc, from the prefix being installed to (DESTDIR is added by file(INSTALL), not named).
 if(IS_ABSOLUTE "${TESSERA_SYSTEM_BLAS_DIR}")

@@ -55,13 +55,43 @@ if readelf -d "$real" | grep -E '\((RPATH|RUNPATH)\)' | grep -qF "$build"; then
 fi
 
 # The system-BLAS directory (the shape of Debian's openblas-pthread/): libblas.so.3 and
-# libcblas.so.3 lead to the library, libblas.so to libblas.so.3, blas.pc names this prefix.
+# libcblas.so.3 are filter libraries of the installed libtessera with those SONAMEs, libblas.so
+# leads to libblas.so.3, blas.pc names this prefix; a program linked there with -lblas records
+# libblas.so.3 and runs on the installed libtessera.
 sysblas=$libdir/tessera
-for link in libblas.so.3 libcblas.so.3 libblas.so; do
-    [ -L "$sysblas/$link" ] || die "$sysblas/$link is missing or not a symbolic link"
-    [ "$(readlink -f "$sysblas/$link")" = "$real" ] || die "$sysblas/$link does not lead to $real"
+for lib in libblas.so.3 libcblas.so.3; do
+    [ -f "$sysblas/$lib" ] && [ ! -L "$sysblas/$lib" ] || die "$sysblas/$lib is missing or a link"
+    dyn=$(readelf -d "$sysblas/$lib")
+    echo "$dyn" | grep -q "Library soname: \[$lib\]" || die "$sysblas/$lib: SONAME is not $lib"
+    echo "$dyn" | grep -q "Filter library: \[libtessera.so.0\]" \
+        || die "$sysblas/$lib is not a filter of libtessera.so.0"
+    echo "$dyn" | grep -q 'runpath: \[\$ORIGIN/\.\.[]:]' || die "$sysblas/$lib: RUNPATH is not \$ORIGIN/.."
 done
 [ "$(readlink "$sysblas/libblas.so")" = libblas.so.3 ] || die "$sysblas/libblas.so does not point at libblas.so.3"
+cat >"$tmp/lblas.c" <<'C'
+#include <stdio.h>
+void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
+            const double *, const int *, const double *, const int *, const double *, double *,
+            const int *);
+double ddot_(const int *, const double *, const int *, const double *, const int *);
+int main(void) {
+    double a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {0, 0, 0, 0}, one_d = 1, zero = 0;
+    int n = 2, one = 1;
+    dgemm_("N", "N", &n, &n, &n, &one_d, a, &n, b, &n, &zero, c, &n);
+    printf("dgemm %g %g %g %g, ddot %g\n", c[0], c[1], c[2], c[3], ddot_(&n, a, &one, a, &one));
+    return !(c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4);
+}
+C
+"$cc" "$tmp/lblas.c" -o "$tmp/lblas" -L"$sysblas" -lblas || die "cannot link with -L$sysblas -lblas"
+readelf -d "$tmp/lblas" | grep -q 'Shared library: \[libblas.so.3\]' \
+    || die "a program linked with -lblas does not record libblas.so.3"
+if [ -e /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 ] || [ -e /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 ]; then
+    LD_LIBRARY_PATH=$sysblas TESSERA_VERBOSE=1 "$tmp/lblas" >"$tmp/lblas.log" 2>&1 \
+        || die "the -lblas program failed: $(cat "$tmp/lblas.log")"
+    grep -q "^tessera: dgemm col NN" "$tmp/lblas.log" || die "Tessera did not serve the -lblas program's dgemm"
+    grep -q "^tessera: ddot_ forwarded to" "$tmp/lblas.log" || die "the -lblas program's ddot_ was not forwarded"
+    sed 's/^/  /' "$tmp/lblas.log"
+fi
 grep -qx "libdir=$sysblas" "$sysblas/blas.pc" || die "$sysblas/blas.pc does not name $sysblas: $(grep '^libdir' "$sysblas/blas.pc")"
 grep -q '^Libs: -L${libdir} -lblas$' "$sysblas/blas.pc" || die "$sysblas/blas.pc: no 'Libs: -L\${libdir} -lblas'"
 echo "system BLAS directory: $(cd "$sysblas" && ls | tr '\n' ' ')"

@@ -4,9 +4,11 @@
 # report and the call log; exit 77 means "skipped".
 """Full reference BLAS/CBLAS test programs against Tessera's complete BLAS.
 
-The program's NEEDED libblas.so.3 is Tessera: a temporary directory on
-LD_LIBRARY_PATH holds libblas.so.3 -> libtessera.so.0, and nothing else is
-preloaded (but --preload-first, for a sanitizer's runtime). Tessera serves
+The program's NEEDED libblas.so.3 is Tessera: --library names either the
+system-BLAS directory's libblas.so.3 (the filter library of libtessera.so.0 that
+the alternatives select), whose directory goes on LD_LIBRARY_PATH, or
+libtessera.so.0 itself, linked as libblas.so.3 from a temporary directory.
+Nothing else is preloaded (but --preload-first, for a sanitizer's runtime). Tessera serves
 the routines it implements and forwards the rest to the backing BLAS named
 with --fallback (TESSERA_FALLBACK_BLAS; by default the reference BLAS, so the
 forwarded routines are judged against the reference semantics too). The run
@@ -55,7 +57,8 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("program", choices=sorted(PROGRAMS))
-    p.add_argument("--library", required=True, help="libtessera.so.0 to stand as libblas.so.3")
+    p.add_argument("--library", required=True,
+                   help="Tessera's libblas.so.3 (filter) or libtessera.so.0 to stand as libblas.so.3")
     p.add_argument("--symbols", required=True, help="src/api/blas_symbols.txt")
     p.add_argument("--test-dir", default="/usr/lib/x86_64-linux-gnu/blas")
     p.add_argument("--fallback", default=None,
@@ -127,9 +130,13 @@ def main():
     own = own_names(a.symbols)
     work = tempfile.mkdtemp(prefix=f"tessera-{a.program}-")
     try:
-        os.symlink(os.path.realpath(a.library), os.path.join(work, "libblas.so.3"))
+        if os.path.basename(a.library) == "libblas.so.3":
+            blas_dir = os.path.dirname(os.path.abspath(a.library))
+        else:
+            blas_dir = work
+            os.symlink(os.path.realpath(a.library), os.path.join(work, "libblas.so.3"))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LD_", "TESSERA_"))}
-        env.update(LD_LIBRARY_PATH=work, TESSERA_VERBOSE="1", TESSERA_FALLBACK_BLAS=fallback)
+        env.update(LD_LIBRARY_PATH=blas_dir, TESSERA_VERBOSE="1", TESSERA_FALLBACK_BLAS=fallback)
         if a.preload_first:
             env["LD_PRELOAD"] = " ".join(os.path.abspath(p) for p in a.preload_first)
         stdin = open(os.path.join(a.test_dir, input_name)) if input_name else subprocess.DEVNULL
