@@ -24,11 +24,13 @@ constexpr int64_t kGemvBytesPerThread = 96 * 1024;
 // Op T splits the columns where each thread gets this many, else the rows.
 constexpr int64_t kGemvMinRowBytesPerThread = 16 * 1024;
 constexpr int64_t kGemvMinColumnsPerThread = 16;
-// Each thread's share is cut into this many chunks, handed out as threads come free: a thread
-// the scheduler holds back (another program on its core) delays the call by one chunk, not by
-// its whole share.
+// Products of at least kGemvChunkedBytes of A (beyond the shared L3: a call of milliseconds)
+// cut each thread's share into kGemvChunksPerThread chunks, handed out as threads come free: a
+// thread the scheduler holds back (another program on its core) then delays the call by one
+// chunk, not by its whole share. Smaller products keep one chunk per thread, whose partial
+// results cost less.
+constexpr int64_t kGemvChunkedBytes = int64_t(32) << 20;
 constexpr int kGemvChunksPerThread = 4;
-
 template <typename T> const GemvKernels<T> &kernels() {
     switch (active_isa()) {
 #if defined(__x86_64__)
@@ -69,6 +71,12 @@ template <typename T> void scale(int64_t len, T beta, T *y) {
         for (int64_t i = 0; i < len; ++i) y[i] *= beta;
 }
 
+// How many chunks `threads` threads share (see kGemvChunkedBytes).
+int64_t chunk_count(int64_t m, int64_t n, size_t elem_size, int threads) {
+    const bool large = m * n * int64_t(elem_size) >= kGemvChunkedBytes;
+    return int64_t(threads) * (large ? kGemvChunksPerThread : 1);
+}
+
 // The contiguous problem of op N: y = beta·y + alpha·A·x, y of length m.
 template <typename T>
 int run_n(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, int64_t lda,
@@ -79,7 +87,7 @@ int run_n(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, in
         return 1;
     }
     int used = 1;
-    const int64_t chunks = int64_t(threads) * kGemvChunksPerThread;
+    const int64_t chunks = chunk_count(m, n, sizeof(T), threads);
     if (m * int64_t(sizeof(T)) >= threads * kGemvMinRowBytesPerThread) {
         constexpr int64_t line = int64_t(64 / sizeof(T)); // chunks of y share no cache line
 #pragma omp parallel num_threads(threads)
@@ -125,7 +133,7 @@ int run_t(const GemvKernels<T> &k, int64_t m, int64_t n, T alpha, const T *A, in
         return 1;
     }
     int used = 1;
-    const int64_t chunks = int64_t(threads) * kGemvChunksPerThread;
+    const int64_t chunks = chunk_count(m, n, sizeof(T), threads);
     if (n >= threads * kGemvMinColumnsPerThread) {
 #pragma omp parallel num_threads(threads)
         {

@@ -286,6 +286,36 @@ TEST(GemvProperties, NonFiniteOperandsPropagate) {
     }
 }
 
+// Products of 32 MiB and more are cut into several chunks per thread: every split (op N by
+// columns and, tall, by rows; op T by columns and, with few columns, by rows) at that size.
+template <typename T> void large(const char *label) {
+    auto rng = tessera::test::test_rng(label);
+    const int64_t elems = (int64_t(33) << 20) / int64_t(sizeof(T));
+    const Shape shapes[] = {
+        {int64_t(2048), elems / 2048 + 1}, {elems / 200 + 1, 200}, {elems / 9 + 1, 9}};
+    for (const Shape &s : shapes)
+        for (int op : {kOpN, kOpT}) {
+            Call c;
+            c.op = op;
+            c.m = s.m;
+            c.n = s.n;
+            c.lda = s.m;
+            c.incy = op == kOpN ? 1 : -2;
+            c.alpha = 1.5;
+            c.beta = 0.5;
+            const Operands<T> in = make<T>(c, rng, false);
+            std::vector<T> y = in.y;
+            call<T>(c, in.A.data(), in.x.data(), y.data());
+            check<T>(c, in, y,
+                     std::string(op_letter(op), 1) + " m=" + std::to_string(s.m) +
+                         " n=" + std::to_string(s.n) + ":");
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+}
+
+TEST(GemvThreads, FloatLargeProductsInChunks) { large<float>("s"); }
+TEST(GemvThreads, DoubleLargeProductsInChunks) { large<double>("d"); }
+
 // Calls from inside an OpenMP parallel region run on one thread each and stay correct.
 TEST(GemvThreads, InsideAnOpenMpRegion) {
     const int64_t m = 600, n = 500;
