@@ -103,6 +103,18 @@ void macro_kernel_sum(const MicroKernel<T> &uk, const core::GemmArgs<T> &g,
     }
 }
 
+// Asks for a tile of C the macro-kernel will read (beta != 0) four tiles down the same columns:
+// with a short k (rank-k updates, as PBLAS issues with k = 32) the micro-kernel's own prefetch,
+// as it starts, leaves it waiting on memory.
+template <typename T> inline void prefetch_c(const T *c, int rows, int cols, int64_t ldc) {
+    constexpr int per_line = 64 / int(sizeof(T));
+    for (int j = 0; j < cols; ++j) {
+        const T *col = c + j * ldc;
+        for (int i = 0; i < rows; i += per_line) __builtin_prefetch(col + i, 1, 2);
+        __builtin_prefetch(col + rows - 1, 1, 2);
+    }
+}
+
 template <typename T>
 void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T *pa, const T *pb,
                   int64_t ic, int64_t mc, int64_t jc, int64_t jr0, int64_t jr1, int64_t nc,
@@ -116,6 +128,8 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
             const int rows = int(std::min<int64_t>(mr, mc - ir));
             const T *a = pa + (ir / mr) * kc * mr;
             T *c = g.C + (ic + ir) + (jc + jr) * g.ldc;
+            if (beta != T(0) && ir + 4 * mr < mc)
+                prefetch_c(c + 4 * mr, int(std::min<int64_t>(mr, mc - ir - 4 * mr)), cols, g.ldc);
             if (rows == mr && cols == nr) {
                 uk.run(kc, a, b, c, g.ldc, g.alpha, beta);
             } else if (uk.direct) { // partial tile: the unpacked path's tiles, on the panels
@@ -168,7 +182,11 @@ tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, in
         // This thread's rows of C, split into equal blocks of at most MC rows.
         const int64_t r0 = std::min(m_main, row_panels * ti / grid.tm * mr);
         const int64_t r1 = std::min(m_main, row_panels * (ti + 1) / grid.tm * mr);
-        const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + bs.mc - 1) / bs.mc);
+        // A short k (below KC) leaves the A block small: it may grow in rows to the bytes an
+        // MC×KC block has (up to 8 MC), so each column of C is read and written in longer runs.
+        const int64_t mc_max =
+            kc_max < bs.kc ? std::min<int64_t>(8 * bs.mc, bs.mc * bs.kc / kc_max) : bs.mc;
+        const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + mc_max - 1) / mc_max);
         const int64_t mc = ((r1 - r0 + blocks - 1) / blocks + mr - 1) / mr * mr;
         T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(mc, mr)));
         if (!pa) {
