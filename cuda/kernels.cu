@@ -6,7 +6,6 @@
 
 #include <cstdlib>
 
-
 #include "dmma_gemm.cuh"
 #include "simt_gemm.cuh"
 #include "smem_opt_in.cuh"

@@ -14,7 +14,6 @@
 // fit where 128 of each would not, hence its 128×128 tile against plain TF32's 128×256.
 #include "wgmma_gemm.hpp"
 
-
 #include "smem_opt_in.cuh"
 #include "tf32_gemm.cuh"
 
