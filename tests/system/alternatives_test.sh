@@ -172,7 +172,11 @@ update-alternatives --set "$dev_group" "$tessera_dir/libblas.so" || die "--set $
 show "$runtime_group"; show "$dev_group"; show "libcblas.so.3-$ma"
 resolved=$(readlink -f "$libdir/libblas.so.3")
 say "$libdir/libblas.so.3 resolves to $resolved"
-[ "$resolved" = "$(readlink -f "$libdir/libtessera.so.0")" ] || die "libblas.so.3 does not lead to libtessera.so.0"
+# Tessera's libblas.so.3: a filter library of libtessera.so.0 with the SONAME libblas.so.3.
+[ "$resolved" = "$(readlink -f "$tessera_dir/libblas.so.3")" ] || die "libblas.so.3 does not lead to $tessera_dir"
+readelf -d "$resolved" | grep -q 'Filter library: \[libtessera.so.0\]' \
+  || die "$resolved is not a filter of libtessera.so.0"
+readelf -d "$resolved" | grep -q 'Library soname: \[libblas.so.3\]' || die "$resolved: SONAME is not libblas.so.3"
 
 step "pkg-config --libs blas"
 pc_libs=$(pkg-config --libs blas) || die "pkg-config --libs blas failed"
