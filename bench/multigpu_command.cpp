@@ -14,11 +14,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tessera/tessera.h>
@@ -243,6 +245,16 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
         if (side.name.rfind("cublasxt", 0) == 0 && (best_xt == 0 || side.seconds < best_xt))
             best_xt = side.seconds;
     const double one = sides[0].seconds, all = sides.size() > 1 ? sides[1].seconds : one;
+    // The members every row of this case shares, then the row's own.
+    auto row = [&](std::initializer_list<std::pair<const char *, Json>> own) {
+        Json r{{"dtype", std::string(1, dtype)},
+               {"m", m},
+               {"n", n},
+               {"k", k},
+               {"memory", pinned ? "pinned" : "pageable"}};
+        for (const auto &[key, value] : own) r[key] = value;
+        rows.push_back(r);
+    };
     char line[256];
     for (const Side &side : sides) {
         std::snprintf(line, sizeof line,
@@ -250,28 +262,18 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
                       (long long)m, (long long)n, (long long)k, pinned ? "pinned" : "pageable",
                       side.name.c_str(), side.seconds * 1e3, flops / side.seconds * 1e-12);
         out << line;
-        rows.push_back(Json{{"dtype", std::string(1, dtype)},
-                            {"m", m},
-                            {"n", n},
-                            {"k", k},
-                            {"memory", pinned ? "pinned" : "pageable"},
-                            {"side", side.name},
-                            {"seconds", side.seconds},
-                            {"tflops", flops / side.seconds * 1e-12}});
+        row({{"side", side.name},
+             {"seconds", side.seconds},
+             {"tflops", flops / side.seconds * 1e-12}});
     }
     std::snprintf(line, sizeof line,
                   "  -> tessera %d GPUs / 1 GPU: %.2fx; / cublasxt best block: %.2fx; sampled C "
                   "agrees within %.2f k*u\n",
                   devices, one / all, best_xt / all, worst);
     out << line;
-    rows.push_back(Json{{"dtype", std::string(1, dtype)},
-                        {"m", m},
-                        {"n", n},
-                        {"k", k},
-                        {"memory", pinned ? "pinned" : "pageable"},
-                        {"speedup_over_one_gpu", one / all},
-                        {"ratio_to_cublasxt_best", best_xt / all},
-                        {"sample_error_ku", worst}});
+    row({{"speedup_over_one_gpu", one / all},
+         {"ratio_to_cublasxt_best", best_xt / all},
+         {"sample_error_ku", worst}});
 }
 
 #endif
