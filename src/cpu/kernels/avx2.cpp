@@ -10,22 +10,47 @@
 
 namespace tessera::cpu {
 
+namespace {
+
+// The register tile: 2 vectors by 6 columns (12 accumulators), and the block sizes around it.
+constexpr int kVectors = 2, kColumns = 6;
+constexpr Blocking kFloatBlocks{.mr = 16,
+                                .nr = 6,
+                                .mc = 192,
+                                .kc = 256,
+                                .nc = 4092,
+                                .direct_m = 48,
+                                .strassen_mc = 192,
+                                .strassen_kc = 256};
+constexpr Blocking kDoubleBlocks{.mr = 8,
+                                 .nr = 6,
+                                 .mc = 96,
+                                 .kc = 256,
+                                 .nc = 2040,
+                                 .direct_m = 48,
+                                 .strassen_mc = 96,
+                                 .strassen_kc = 256};
+static_assert(tile_matches(kFloatBlocks, kVectors, Avx2F32::lanes, kColumns));
+static_assert(tile_matches(kDoubleBlocks, kVectors, Avx2F64::lanes, kColumns));
+
+} // namespace
+
 const MicroKernel<float> &avx2_kernel_f32() {
     static const MicroKernel<float> k{"avx2",
-                                      register_tile_kernel<Avx2F32, 2, 6>,
-                                      {16, 6, 192, 256, 4092, 48, 192, 256},
+                                      register_tile_kernel<Avx2F32, kVectors, kColumns>,
+                                      kFloatBlocks,
                                       DirectGemm<Avx2F32, 6>::run,
-                                      register_tile_kernel_multi<Avx2F32, 2, 6>,
+                                      register_tile_kernel_multi<Avx2F32, kVectors, kColumns>,
                                       block_sum<Avx2F32>};
     return k;
 }
 
 const MicroKernel<double> &avx2_kernel_f64() {
     static const MicroKernel<double> k{"avx2",
-                                       register_tile_kernel<Avx2F64, 2, 6>,
-                                       {8, 6, 96, 256, 2040, 48, 96, 256},
+                                       register_tile_kernel<Avx2F64, kVectors, kColumns>,
+                                       kDoubleBlocks,
                                        DirectGemm<Avx2F64, 6>::run,
-                                       register_tile_kernel_multi<Avx2F64, 2, 6>,
+                                       register_tile_kernel_multi<Avx2F64, kVectors, kColumns>,
                                        block_sum<Avx2F64>};
     return k;
 }

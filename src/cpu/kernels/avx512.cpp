@@ -43,24 +43,45 @@ void direct(int64_t m, int64_t n, int64_t k, typename Z::T alpha, const typename
     DirectGemm<Z, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
 }
 
+// The register tile: 4 vectors by 6 columns (24 accumulators), and the block sizes around it.
+constexpr int kVectors = 4, kColumns = 6;
+constexpr Blocking kFloatBlocks{.mr = 64,
+                                .nr = 6,
+                                .mc = 384,
+                                .kc = 384,
+                                .nc = 4092,
+                                .direct_m = 128,
+                                .strassen_mc = 192,
+                                .strassen_kc = 1024};
+constexpr Blocking kDoubleBlocks{.mr = 32,
+                                 .nr = 6,
+                                 .mc = 192,
+                                 .kc = 384,
+                                 .nc = 2040,
+                                 .direct_m = 96,
+                                 .strassen_mc = 96,
+                                 .strassen_kc = 1024};
+static_assert(tile_matches(kFloatBlocks, kVectors, Avx512F32::lanes, kColumns));
+static_assert(tile_matches(kDoubleBlocks, kVectors, Avx512F64::lanes, kColumns));
+
 } // namespace
 
 const MicroKernel<float> &avx512_kernel_f32() {
     static const MicroKernel<float> k{"avx512",
-                                      register_tile_kernel<Avx512F32, 4, 6>,
-                                      {64, 6, 384, 384, 4092, 128, 192, 1024},
+                                      register_tile_kernel<Avx512F32, kVectors, kColumns>,
+                                      kFloatBlocks,
                                       direct<Avx512F32, Avx512F32Y, 12>,
-                                      register_tile_kernel_multi<Avx512F32, 4, 6>,
+                                      register_tile_kernel_multi<Avx512F32, kVectors, kColumns>,
                                       block_sum<Avx512F32>};
     return k;
 }
 
 const MicroKernel<double> &avx512_kernel_f64() {
     static const MicroKernel<double> k{"avx512",
-                                       register_tile_kernel<Avx512F64, 4, 6>,
-                                       {32, 6, 192, 384, 2040, 96, 96, 1024},
+                                       register_tile_kernel<Avx512F64, kVectors, kColumns>,
+                                       kDoubleBlocks,
                                        direct<Avx512F64, Avx512F64Y, 12>,
-                                       register_tile_kernel_multi<Avx512F64, 4, 6>,
+                                       register_tile_kernel_multi<Avx512F64, kVectors, kColumns>,
                                        block_sum<Avx512F64>};
     return k;
 }

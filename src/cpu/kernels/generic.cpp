@@ -30,19 +30,41 @@ void kernel(int64_t kc, const T *__restrict a, const T *__restrict b, T *__restr
     }
 }
 
+// The tiles (one lane each: MR rows by NR columns the compiler vectorises) and the block sizes
+// around them; no direct path (direct_m 0).
+constexpr Blocking kFloatBlocks{.mr = 8,
+                                .nr = 4,
+                                .mc = 256,
+                                .kc = 256,
+                                .nc = 4096,
+                                .direct_m = 0,
+                                .strassen_mc = 256,
+                                .strassen_kc = 256};
+constexpr Blocking kDoubleBlocks{.mr = 4,
+                                 .nr = 4,
+                                 .mc = 128,
+                                 .kc = 256,
+                                 .nc = 2048,
+                                 .direct_m = 0,
+                                 .strassen_mc = 128,
+                                 .strassen_kc = 256};
+static_assert(tile_matches(kFloatBlocks, kFloatBlocks.mr, 1, kFloatBlocks.nr));
+static_assert(tile_matches(kDoubleBlocks, kDoubleBlocks.mr, 1, kDoubleBlocks.nr));
+
 } // namespace
 
 const MicroKernel<float> &generic_kernel_f32() {
-    static const MicroKernel<float> k{
-        "generic", kernel<float, 8, 4>, {8, 4, 256, 256, 4096, 0, 256, 256}, nullptr, nullptr,
-        nullptr};
+    static const MicroKernel<float> k{"generic",    kernel<float, kFloatBlocks.mr, kFloatBlocks.nr>,
+                                      kFloatBlocks, nullptr,
+                                      nullptr,      nullptr};
     return k;
 }
 
 const MicroKernel<double> &generic_kernel_f64() {
     static const MicroKernel<double> k{
-        "generic", kernel<double, 4, 4>, {4, 4, 128, 256, 2048, 0, 128, 256}, nullptr, nullptr,
-        nullptr};
+        "generic",     kernel<double, kDoubleBlocks.mr, kDoubleBlocks.nr>,
+        kDoubleBlocks, nullptr,
+        nullptr,       nullptr};
     return k;
 }
 

@@ -24,6 +24,14 @@ struct Blocking {
     int64_t strassen_mc, strassen_kc;
 };
 
+// Whether `b`'s MR×NR is the register tile of a kernel that keeps `vectors` vectors of `lanes`
+// elements by `columns` columns: each ISA's file checks its block sizes against its kernels
+// with it (static_assert), and MC a whole number of MR.
+constexpr bool tile_matches(const Blocking &b, int vectors, int lanes, int columns) {
+    return b.mr == vectors * lanes && b.nr == columns && b.mc % b.mr == 0 &&
+           b.strassen_mc % b.mr == 0;
+}
+
 // The unpacked path: C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C for any m, n, k, with op(A)
 // column-major and contiguous in i (element (i, l) at a[i + l*lda]) and op(B) at any strides
 // (element (l, j) at b[l*b_rs + j*b_cs]). Reads nothing outside the matrices.
