@@ -64,6 +64,30 @@ def test_unavailable_backend_raises_and_keeps_the_previous_one():
         assert h.backend == "cpu"
         with pytest.raises(tessera.TesseraError, match="unavailable"):
             h.set_cuda_stream(0)
+        with pytest.raises(tessera.TesseraError, match="unavailable"):
+            h.set_cuda_devices([0])
+        with pytest.raises(tessera.TesseraError, match="unavailable"):
+            h.set_cuda_devices()
+
+
+def test_cuda_devices_arguments_are_checked_before_the_call():
+    with tessera.Handle(backend="cpu") as h:
+        with pytest.raises(TypeError):
+            h.set_cuda_devices([0.5])
+        with pytest.raises(ValueError):
+            h.set_cuda_devices([])
+
+
+@pytest.mark.skipif(not tessera.backend_available("cuda"), reason="no CUDA backend here")
+def test_cuda_devices_every_gpu_and_a_bad_list():
+    import numpy as np
+    with tessera.Handle(backend="cuda") as h:
+        h.set_cuda_devices()
+        a = np.random.default_rng().standard_normal((300, 200))
+        b = np.random.default_rng().standard_normal((200, 100))
+        np.testing.assert_allclose(tessera.gemm(a, b, handle=h), a @ b, rtol=1e-12, atol=1e-12)
+        with pytest.raises(tessera.TesseraError, match="does not exist"):
+            h.set_cuda_devices([0, 4096])
 
 
 def test_close_and_reuse():

@@ -128,6 +128,25 @@ class Handle(Owned):
         check("tsr_set_cuda_stream",
               self._lib.tsr_set_cuda_stream(self._as_parameter_, ctypes.c_void_p(ptr or 0)))
 
+    def set_cuda_devices(self, devices=None):
+        """Spreads this handle's CUDA products with host operands over several GPUs: a sequence
+        of distinct device ordinals (the first is the handle's own device), or None for every
+        GPU of the host. Raises TesseraError for a bad list (nothing changes) or without the
+        CUDA backend."""
+        if devices is None:
+            check("tsr_set_cuda_devices",
+                  self._lib.tsr_set_cuda_devices(self._as_parameter_, 0, None))
+            return
+        ids = list(devices)
+        for d in ids:
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise TypeError(f"device ordinals must be ints, not {type(d).__name__}")
+        if not ids:
+            raise ValueError("devices must name at least one device, or be None for all")
+        array = (ctypes.c_int * len(ids))(*ids)
+        check("tsr_set_cuda_devices",
+              self._lib.tsr_set_cuda_devices(self._as_parameter_, len(ids), array))
+
     def _free(self, ptr):  # close() (see Owned): later calls with the handle raise ValueError
         check("tsr_destroy", self._lib.tsr_destroy(ctypes.c_void_p(ptr)))
 

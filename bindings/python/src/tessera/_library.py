@@ -28,6 +28,7 @@ _DENSE = {
     "tsr_backend_available": (_c_int, [_c_int, ctypes.POINTER(_c_int)]),
     "tsr_set_num_threads": (_c_int, [_ptr, _c_int]),
     "tsr_set_cuda_stream": (_c_int, [_ptr, _ptr]),
+    "tsr_set_cuda_devices": (_c_int, [_ptr, _c_int, ctypes.POINTER(_c_int)]),
     "tsr_set_strassen": (_c_int, [_ptr, _c_int, _i64]),
     "tsr_sgemm": (_c_int, [_ptr, _c_int, _c_int, _c_int, _i64, _i64, _i64, ctypes.c_float,
                            _ptr, _i64, _ptr, _i64, ctypes.c_float, _ptr, _i64]),
