@@ -40,7 +40,8 @@ module tessera
   ! ---- The C API, as it is (for users who want it raw) -------------------------------------
   public :: tsr_version, tsr_status_string, tsr_last_error, tsr_create, tsr_destroy, &
        tsr_set_backend, tsr_get_backend, tsr_backend_available, tsr_set_num_threads, &
-       tsr_set_cuda_stream, tsr_set_strassen, tsr_sgemm, tsr_dgemm, tsr_sparse_create_csr, tsr_sparse_create_coo, &
+       tsr_set_cuda_stream, tsr_set_cuda_devices, tsr_set_strassen, tsr_sgemm, tsr_dgemm, &
+       tsr_sparse_create_csr, tsr_sparse_create_coo, &
        tsr_sparse_optimize, tsr_sparse_get_format, tsr_sparse_destroy, tsr_sspmv, tsr_dspmv, &
        tsr_gemm_plan_create, tsr_gemm_plan_execute, tsr_gemm_plan_execute_strided, tsr_gemm_plan_destroy
 
@@ -109,6 +110,16 @@ module tessera
        type(c_ptr), value :: handle, stream
        integer(c_int) :: status
      end function tsr_set_cuda_stream
+
+     ! ids: c_loc of an integer(c_int) array of count device ordinals, or c_null_ptr with
+     ! count = 0 for every GPU of the host.
+     function tsr_set_cuda_devices(handle, count, ids) bind(C, name="tsr_set_cuda_devices") &
+          result(status)
+       import :: c_ptr, c_int
+       type(c_ptr), value :: handle, ids
+       integer(c_int), value :: count
+       integer(c_int) :: status
+     end function tsr_set_cuda_devices
 
      function tsr_set_strassen(handle, levels, min_block) bind(C, name="tsr_set_strassen") &
           result(status)

@@ -704,6 +704,8 @@ TEST(TsrApi, NullAndBadArguments) {
     EXPECT_EQ(b, TSR_BACKEND_REFERENCE) << "output written on failure";
     EXPECT_EQ(tsr_set_num_threads(nullptr, 2), TSR_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(tsr_set_cuda_stream(nullptr, nullptr), TSR_ERR_INVALID_ARGUMENT);
+    const int device_zero[1] = {0};
+    EXPECT_EQ(tsr_set_cuda_devices(nullptr, 1, device_zero), TSR_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(tsr_backend_available(TSR_BACKEND_CPU, nullptr), TSR_ERR_INVALID_ARGUMENT);
     int available = 77;
     EXPECT_EQ(backend_available_int(9, &available), TSR_ERR_INVALID_ARGUMENT);
@@ -897,3 +899,27 @@ TEST(TsrApi, NumThreadsIsBounded) {
 }
 
 } // namespace
+
+// tsr_set_cuda_devices checks its list before it looks for the CUDA backend; where that backend
+// cannot run, a good list is refused as unavailable and the handle keeps working on the CPU.
+TEST(TsrApi, CudaDevicesArguments) {
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    const int ids[2] = {0, 1};
+    EXPECT_EQ(tsr_set_cuda_devices(h, -1, nullptr), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tsr_set_cuda_devices(h, 2, nullptr), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tsr_set_cuda_devices(h, 0, ids), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tsr_last_error()).find("count"), std::string::npos) << tsr_last_error();
+    int cuda = 0;
+    ASSERT_EQ(tsr_backend_available(TSR_BACKEND_CUDA, &cuda), TSR_SUCCESS);
+    if (!cuda) {
+        EXPECT_EQ(tsr_set_cuda_devices(h, 1, ids), TSR_ERR_BACKEND_UNAVAILABLE);
+        EXPECT_EQ(tsr_set_cuda_devices(h, 0, nullptr), TSR_ERR_BACKEND_UNAVAILABLE);
+        double a = 2, b = 3, c = 0;
+        EXPECT_EQ(
+            tsr_dgemm(h, TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1),
+            TSR_SUCCESS);
+        EXPECT_EQ(c, 6.0);
+    }
+    tsr_destroy(h);
+}

@@ -3,6 +3,7 @@
 ! stat=/errmsg= error paths.
 program test_tessera_module
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
+  use, intrinsic :: iso_c_binding, only: c_int, c_loc, c_null_ptr
   use tessera
   implicit none
   integer :: checks = 0, failures = 0
@@ -72,6 +73,7 @@ contains
   subroutine test_handles()
     type(tessera_handle) :: h
     integer :: backend, stat
+    integer(c_int), target :: ids(1) = [0_c_int]
     character(len=256) :: msg
     call tessera_create(h, backend=TSR_BACKEND_REFERENCE, num_threads=2)
     call tessera_get_backend(h, backend)
@@ -95,7 +97,11 @@ contains
        call expect(index(msg, 'cuda') > 0, 'the reason is given: ' // trim(msg))
        call tessera_get_backend(h, backend)
        call expect(backend == TSR_BACKEND_CPU, 'the backend is kept after a refusal')
+       call expect(tsr_set_cuda_devices(h%ptr, 1_c_int, c_loc(ids)) == TSR_ERR_BACKEND_UNAVAILABLE, &
+            'tsr_set_cuda_devices without cuda is refused')
     end if
+    call expect(tsr_set_cuda_devices(h%ptr, -1_c_int, c_null_ptr) == TSR_ERR_INVALID_ARGUMENT, &
+         'tsr_set_cuda_devices with count -1 is refused')
     call tessera_destroy(h)
     call expect(.not. c_associated_handle(h), 'tessera_destroy resets the handle')
     call tessera_destroy(h, stat=stat)

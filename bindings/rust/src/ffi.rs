@@ -54,6 +54,7 @@ extern "C" {
     pub fn tsr_backend_available(backend: c_int, available: *mut c_int) -> tsr_status;
     pub fn tsr_set_num_threads(handle: tsr_handle, num_threads: c_int) -> tsr_status;
     pub fn tsr_set_cuda_stream(handle: tsr_handle, cuda_stream: *mut c_void) -> tsr_status;
+    pub fn tsr_set_cuda_devices(handle: tsr_handle, count: c_int, ids: *const c_int) -> tsr_status;
     pub fn tsr_set_strassen(handle: tsr_handle, levels: c_int, min_block: i64) -> tsr_status;
 
     pub fn tsr_sgemm(
