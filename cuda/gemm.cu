@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "error.hpp"
@@ -246,15 +249,25 @@ OverlapPlan overlap_plan(int64_t m, int64_t n, int64_t k) {
     return p;
 }
 
+// A spread product's shared operand (spread), arriving on the device in pieces of k while the
+// first block of C is computed: `ranges` holds each piece's range of k in the order the pieces
+// arrive, and `arrive(p)` orders piece p's arrival (on the copy stream, or on another one that
+// the state's stream then waits for).
+struct Arrival {
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    std::function<tsr_status(size_t)> arrive;
+};
+
 // Host operands with the transfers overlapping the kernels, on a copy stream beside the
-// handle's: the first block of C is computed slice by slice of k as A's slices arrive (with
-// that block of B, and of C when it is read, sent first); every later block's B (and C) goes
-// up while the previous block computes, and each finished block of C comes back while the
-// next one computes. The host's copies into the pinned ring, the transfers and the kernels
-// all run at once. Called with the staging lock held and alpha != 0, k > 0.
+// handle's: the first block of C is computed slice by slice of k as A's slices (or the pieces
+// of `arrival`) arrive, with that block's C sent first when it is read and its rows of op(B)
+// beside each slice; every later block's B (and C) goes up while the previous block computes,
+// and each finished block of C comes back while the next one computes. The host's copies into
+// the pinned ring, the transfers and the kernels all run at once. Called with the staging lock
+// held and alpha != 0, k > 0.
 template <typename T>
 tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc,
-                      OverlapPlan plan) {
+                      OverlapPlan plan, const Arrival *arrival = nullptr) {
     if (!s.copies && cudaStreamCreateWithFlags(&s.copies, cudaStreamNonBlocking) != cudaSuccess)
         return s.copies = nullptr,
                fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create the CUDA copy stream");
@@ -284,7 +297,8 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
             return st;
         Cd = static_cast<T *>(s.operand[2].ptr), ldc = m;
     }
-    // Columns l0 .. l1-1 of op(A), columns j0 .. j1-1 of op(B) and of C, on the copy stream.
+    // Columns l0 .. l1-1 of op(A); rows l0 .. l1-1 of columns j0 .. j1-1 of op(B); columns
+    // j0 .. j1-1 of C (when it is read): on the copy stream.
     auto up_a = [&](int64_t l0, int64_t l1) {
         if (ka == Memory::device) return TSR_SUCCESS;
         T *d = const_cast<T *>(Ad);
@@ -292,15 +306,15 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
                          : upload(s, d + l0 * lda, a.A + l0 * a.lda, m, l1 - l0, a.lda, elem, ka,
                                   s.copies);
     };
-    auto up_bc = [&](int64_t j0, int64_t j1) {
+    auto up_b = [&](int64_t j0, int64_t j1, int64_t l0, int64_t l1) {
+        if (kb == Memory::device) return TSR_SUCCESS;
         T *d = const_cast<T *>(Bd);
-        if (kb != Memory::device) {
-            tsr_status st =
-                a.trans_b ? upload(s, d + j0, a.B + j0, j1 - j0, k, a.ldb, elem, kb, s.copies, ldb)
-                          : upload(s, d + j0 * ldb, a.B + j0 * a.ldb, k, j1 - j0, a.ldb, elem, kb,
-                                   s.copies);
-            if (st != TSR_SUCCESS) return st;
-        }
+        return a.trans_b ? upload(s, d + j0 + l0 * ldb, a.B + j0 + l0 * a.ldb, j1 - j0, l1 - l0,
+                                  a.ldb, elem, kb, s.copies, ldb)
+                         : upload(s, d + l0 + j0 * ldb, a.B + l0 + j0 * a.ldb, l1 - l0, j1 - j0,
+                                  a.ldb, elem, kb, s.copies, ldb);
+    };
+    auto up_c = [&](int64_t j0, int64_t j1) {
         if (kc == Memory::device || !read_c) return TSR_SUCCESS;
         return upload(s, Cd + j0 * ldc, a.C + j0 * a.ldc, m, j1 - j0, a.ldc, elem, kc, s.copies);
     };
@@ -311,10 +325,10 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
                                 : fail_cuda(e, "cannot order the copies before the product");
     };
     // C[:, j0:j1] (+)= op(A)[:, l0:l1]·op(B)[l0:l1, j0:j1], beta for the first slice only.
-    auto product = [&](int64_t j0, int64_t j1, int64_t l0, int64_t l1) -> tsr_status {
+    auto product = [&](int64_t j0, int64_t j1, int64_t l0, int64_t l1, bool first) -> tsr_status {
         core::GemmArgs<T> part = a;
         part.n = j1 - j0, part.k = l1 - l0;
-        if (l0 > 0) part.beta = T(1);
+        if (!first) part.beta = T(1);
         const T *A = a.trans_a ? Ad + l0 : Ad + l0 * lda;
         const T *B = a.trans_b ? Bd + j0 + l0 * ldb : Bd + l0 + j0 * ldb;
         cudaError_t e = compute<T>(s, part, A, lda, B, ldb, Cd + j0 * ldc, ldc);
@@ -330,7 +344,16 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
             return fail_cuda(e, "cannot order C's copy after its product");
         return download(s, a.C + j0 * a.ldc, Cd + j0 * ldc, m, j1 - j0, a.ldc, elem, kc, s.copies);
     };
-    auto col = [&](int64_t b) { return n * b / plan.blocks; };
+    // With pieces arriving (spread), the first block is twice as wide as the others, so that
+    // its product lasts about as long as the pieces take to come; the blocks' edges then fall
+    // on whole 256-wide tiles where the blocks are that wide (a ragged edge would cost every
+    // block a fringe product).
+    auto col = [&](int64_t b) {
+        if (!arrival) return n * b / plan.blocks;
+        if (b == 0 || b == plan.blocks) return b == 0 ? int64_t(0) : n;
+        const int64_t edge = n * (b + 1) / (plan.blocks + 1);
+        return n / (plan.blocks + 1) >= 256 ? (edge + 128) / 256 * 256 : edge;
+    };
     auto depth = [&](int64_t l) { return k * l / plan.slices; };
 
     if (verbose)
@@ -338,17 +361,27 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
                      "tessera: cuda host operands: C in %lld column blocks, the first over %lld "
                      "slices of k\n",
                      (long long)plan.blocks, (long long)plan.slices);
-    tsr_status st = up_bc(col(0), col(1));
-    for (int64_t l = 0; l < plan.slices && st == TSR_SUCCESS; ++l) {
-        st = up_a(depth(l), depth(l + 1));
+    tsr_status st = up_c(col(0), col(1));
+    const size_t first_slices = arrival ? arrival->ranges.size() : size_t(plan.slices);
+    bool first = true; // no slice of the first block has run yet: the next one applies beta
+    for (size_t l = 0; l < first_slices && st == TSR_SUCCESS; ++l) {
+        const auto [l0, l1] =
+            arrival ? arrival->ranges[l]
+                    : std::pair<int64_t, int64_t>{depth(int64_t(l)), depth(int64_t(l) + 1)};
+        st = up_a(l0, l1);
+        if (st == TSR_SUCCESS && arrival) st = arrival->arrive(l);
+        if (st != TSR_SUCCESS || l1 == l0) continue;
+        st = up_b(col(0), col(1), l0, l1);
         if (st == TSR_SUCCESS) st = uploaded();
-        if (st == TSR_SUCCESS) st = product(col(0), col(1), depth(l), depth(l + 1));
+        if (st == TSR_SUCCESS) st = product(col(0), col(1), l0, l1, first);
+        first = false;
     }
     if (st == TSR_SUCCESS) st = computed(0);
     for (int64_t b = 1; b < plan.blocks && st == TSR_SUCCESS; ++b) {
-        st = up_bc(col(b), col(b + 1));
+        st = up_b(col(b), col(b + 1), 0, k);
+        if (st == TSR_SUCCESS) st = up_c(col(b), col(b + 1));
         if (st == TSR_SUCCESS) st = uploaded();
-        if (st == TSR_SUCCESS) st = product(col(b), col(b + 1), 0, k);
+        if (st == TSR_SUCCESS) st = product(col(b), col(b + 1), 0, k, true);
         if (st == TSR_SUCCESS) st = computed(b);
         if (st == TSR_SUCCESS) st = down_c(b - 1, col(b - 1), col(b));
     }
@@ -423,14 +456,81 @@ tsr_status run_on(State *s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
     return TSR_SUCCESS;
 }
 
+// One device's part of a spread product under TESSERA_VERBOSE=1: events on its copy stream
+// when the part starts and when its last copy of C is back (their difference is the device's
+// busy time), and the host clock when that end was seen (for the idle tail: how long the
+// device waited, done, for the last one).
+struct PartClock {
+    cudaEvent_t begin = nullptr, ready = nullptr, end = nullptr;
+    float busy_ms = -1, ready_ms = -1;
+    double done_ms = 0;
+    void start(cudaStream_t stream) {
+        if (cudaEventCreate(&begin) != cudaSuccess || cudaEventRecord(begin, stream) != cudaSuccess)
+            (void)cudaGetLastError(), release();
+    }
+    // The shared operand whole on the device: its first product can start.
+    void shared_ready(cudaStream_t stream) {
+        if (begin && (cudaEventCreate(&ready) != cudaSuccess ||
+                      cudaEventRecord(ready, stream) != cudaSuccess))
+            (void)cudaGetLastError();
+    }
+    void stop(cudaStream_t stream, std::chrono::steady_clock::time_point began) {
+        if (!begin) return;
+        if (cudaEventCreate(&end) == cudaSuccess && cudaEventRecord(end, stream) == cudaSuccess &&
+            cudaEventSynchronize(end) == cudaSuccess) {
+            done_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
+                    .count();
+            if (cudaEventElapsedTime(&busy_ms, begin, end) != cudaSuccess) busy_ms = -1;
+            if (ready && cudaEventElapsedTime(&ready_ms, begin, ready) != cudaSuccess)
+                ready_ms = -1;
+        }
+        (void)cudaGetLastError();
+        release();
+    }
+    void release() {
+        for (cudaEvent_t *e : {&begin, &ready, &end})
+            if (*e) cudaEventDestroy(*e), *e = nullptr;
+    }
+    ~PartClock() { release(); }
+};
+
+// The load balance of a spread product, one line: each device's busy time and idle tail.
+template <typename T>
+void log_balance(const core::GemmArgs<T> &a, const std::vector<PartClock> &clocks,
+                 std::chrono::steady_clock::time_point began) {
+    double last = 0;
+    for (const PartClock &c : clocks) last = std::max(last, c.done_ms);
+    std::string busy, ready, tail;
+    auto add = [](std::string &list, double value) {
+        char item[32];
+        std::snprintf(item, sizeof item, "%s%.1f", list.empty() ? "" : ",", value);
+        list += item;
+    };
+    for (const PartClock &c : clocks) {
+        add(busy, double(c.busy_ms));
+        add(ready, double(c.ready_ms));
+        add(tail, last - c.done_ms);
+    }
+    const double call =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+    std::fprintf(stderr,
+                 "tessera: cuda spread balance: %cgemm m=%lld n=%lld k=%lld on %zu devices; "
+                 "busy ms %s; shared operand whole after ms %s; idle tail ms %s; call ms %.1f\n",
+                 sizeof(T) == 4 ? 's' : 'd', (long long)a.m, (long long)a.n, (long long)a.k,
+                 clocks.size(), busy.c_str(), ready.c_str(), tail.c_str(), call);
+}
+
 // Host operands over the handle's devices (State::group). C is cut into one block of rows or
 // of columns per device, whichever sends less: rows when B (k×n, needed whole by every device)
 // is smaller than A (m×k), columns otherwise. Blocks are sized in proportion to each device's
 // multiprocessors and rounded to whole 128-wide tiles. The operand every device needs is sent
-// up once in all: each device sends a share of its columns from the host, then copies the
-// others' shares from them (peer to peer). Each device then runs its block as a one-device
-// product (its own staging lock, streams, pinned ring and overlapped copies) on a thread of
-// its own; the calling thread runs the first.
+// up once in all: each device sends a share of its columns from the host, in pieces, and
+// copies the others' pieces from them (peer to peer). Each device runs its block as a
+// one-device product (its own staging lock, streams, pinned ring and overlapped copies) on a
+// thread of its own, computing on the pieces as they land where they run along k; the calling
+// thread runs the first device's part. Under TESSERA_VERBOSE=1 the call's load balance is
+// logged (PartClock).
 template <typename T>
 tsr_status spread(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc) {
     std::lock_guard<std::mutex> whole_call(s.spread);
@@ -460,88 +560,133 @@ tsr_status spread(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
     const int64_t rows_x = shared_is_a ? (tx ? a.k : a.m) : (tx ? a.n : a.k);
     const int64_t cols_x = shared_is_a ? (tx ? a.m : a.k) : (tx ? a.k : a.n);
     const int64_t elem = int64_t(sizeof(T));
-    auto share_of = [&](size_t i) { return cols_x * int64_t(i) / int64_t(count); };
+    // X's columns in `count` shares, each sent up by its device in `rounds` pieces. When X's
+    // columns run along k (A not transposed, B transposed), a device's block of C can be
+    // computed piece by piece as X arrives, its own pieces first in each round; then up to
+    // kMaxSharedRounds rounds of at least 512 columns a piece (16 under TESSERA_CUDA_SPREAD=on).
+    // Otherwise X arrives whole, in one round, before the block is computed.
+    const bool along_k = shared_is_a ? !a.trans_a : a.trans_b;
+    const int64_t least = spreading == Overlap::on ? 16 : 512;
+    const int rounds =
+        along_k ? int(std::clamp<int64_t>(cols_x / (int64_t(count) * least), 1, kMaxSharedRounds))
+                : 1;
+    auto piece = [&](size_t j, int r) {
+        const int64_t c0 = cols_x * int64_t(j) / int64_t(count);
+        const int64_t c1 = cols_x * int64_t(j + 1) / int64_t(count);
+        return std::pair<int64_t, int64_t>{c0 + (c1 - c0) * r / rounds,
+                                           c0 + (c1 - c0) * (r + 1) / rounds};
+    };
     if (verbose)
         std::fprintf(stderr,
                      "tessera: cuda %cgemm over %zu devices, C cut by %s at %lld, %c sent up in "
-                     "shares and copied between the devices\n",
+                     "%zu shares of %d piece(s) and copied between the devices%s\n",
                      sizeof(T) == 4 ? 's' : 'd', count, by_rows ? "rows" : "columns",
-                     (long long)cut[1], shared_is_a ? 'A' : 'B');
+                     (long long)cut[1], shared_is_a ? 'A' : 'B', count, rounds,
+                     along_k ? ", computed on as they arrive" : "");
 
-    // Every device's share must be on its way (its event recorded) before another device
-    // orders a copy of it: the threads meet once between sending and copying.
-    std::mutex meet_lock;
-    std::condition_variable meet;
-    size_t arrived = 0;
-    bool failed_to_send = false;
-    auto meet_all = [&](bool ok) {
-        std::unique_lock<std::mutex> lock(meet_lock);
-        if (!ok) failed_to_send = true;
-        if (++arrived == count) meet.notify_all();
-        else meet.wait(lock, [&] { return arrived == count; });
-        return !failed_to_send;
+    // A piece's event must be recorded before another device orders a copy after it: each
+    // device counts the pieces it has sent (under `sent_lock`); a failed device abandons the
+    // call, which wakes the others.
+    std::mutex sent_lock;
+    std::condition_variable sent_cv;
+    std::vector<int> sent(count, 0);
+    bool abandoned = false;
+    auto announce = [&](size_t j, int pieces) {
+        std::lock_guard<std::mutex> lock(sent_lock);
+        sent[j] = pieces;
+        sent_cv.notify_all();
+    };
+    auto abandon = [&] {
+        std::lock_guard<std::mutex> lock(sent_lock);
+        abandoned = true;
+        sent_cv.notify_all();
+    };
+    auto await = [&](size_t j, int r) {
+        std::unique_lock<std::mutex> lock(sent_lock);
+        sent_cv.wait(lock, [&] { return abandoned || sent[j] > r; });
+        return sent[j] > r;
     };
 
     std::vector<tsr_status> status(count, TSR_SUCCESS);
     std::vector<std::string> why(count);
+    std::vector<PartClock> clocks(verbose ? count : 0);
+    const auto began = std::chrono::steady_clock::now();
     auto part = [&](size_t i) noexcept {
         State &d = *devices[i];
         auto failed = [&](tsr_status st) {
             status[i] = st;
             why[i] = last_error();
+            abandon();
         };
         DeviceScope scope(d.dev.ordinal);
-        tsr_status st = scope.status() == cudaSuccess
-                            ? TSR_SUCCESS
-                            : fail_cuda(scope.status(), "cannot select the CUDA device");
-        T *Xd = nullptr;
-        { // this device's share of X, sent up on its copy stream
-            std::lock_guard<std::mutex> staging(d.staging);
-            if (st == TSR_SUCCESS) st = d.shared_operand.reserve(size_t(rows_x * cols_x * elem));
-            if (st == TSR_SUCCESS && !d.copies &&
-                cudaStreamCreateWithFlags(&d.copies, cudaStreamNonBlocking) != cudaSuccess)
-                d.copies = nullptr,
-                st = fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create the CUDA copy stream");
-            if (st == TSR_SUCCESS && !d.shared_sent &&
-                cudaEventCreateWithFlags(&d.shared_sent, cudaEventDisableTiming) != cudaSuccess)
-                d.shared_sent = nullptr,
+        if (scope.status() != cudaSuccess)
+            return failed(fail_cuda(scope.status(), "cannot select the CUDA device"));
+        std::unique_lock<std::mutex> staging(d.staging);
+        tsr_status st = d.shared_operand.reserve(size_t(rows_x * cols_x * elem));
+        for (cudaStream_t *stream : {&d.copies, &d.peers})
+            if (st == TSR_SUCCESS && !*stream &&
+                cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking) != cudaSuccess)
+                *stream = nullptr,
+                st = fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA copy stream");
+        if (st == TSR_SUCCESS && !d.peer_done &&
+            cudaEventCreateWithFlags(&d.peer_done, cudaEventDisableTiming) != cudaSuccess)
+            d.peer_done = nullptr,
+            st = fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA event");
+        for (int r = 0; r < rounds && st == TSR_SUCCESS; ++r)
+            if (!d.shared_sent[r] &&
+                cudaEventCreateWithFlags(&d.shared_sent[r], cudaEventDisableTiming) != cudaSuccess)
+                d.shared_sent[r] = nullptr,
                 st = fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA event");
-            if (st == TSR_SUCCESS) {
-                Xd = static_cast<T *>(d.shared_operand.ptr);
-                const int64_t c0 = share_of(i), c1 = share_of(i + 1);
+        if (st != TSR_SUCCESS) return failed(st);
+        if (!clocks.empty()) clocks[i].start(d.copies);
+        T *Xd = static_cast<T *>(d.shared_operand.ptr);
+
+        // The pieces in the order this device takes them: round by round, its own first.
+        std::vector<std::pair<size_t, int>> order;
+        for (int r = 0; r < rounds; ++r)
+            for (size_t t = 0; t < count; ++t) order.emplace_back((i + t) % count, r);
+        // Orders piece p's arrival: sent up from the host on the copy stream (this device's own),
+        // or copied on the peer stream from the device that sent it once that one has, the
+        // state's stream waiting for the copy (the host's transfers and the copies between the
+        // devices run at once).
+        auto arrive = [&](size_t p) -> tsr_status {
+            const auto [j, r] = order[p];
+            const auto [c0, c1] = piece(j, r);
+            tsr_status st = TSR_SUCCESS;
+            if (j == i) {
                 if (c1 > c0)
                     st = upload(d, Xd + c0 * rows_x, X + c0 * ldx, rows_x, c1 - c0, ldx, elem, kx,
                                 d.copies);
+                if (st == TSR_SUCCESS)
+                    if (cudaError_t e = cudaEventRecord(d.shared_sent[r], d.copies);
+                        e != cudaSuccess)
+                        st = fail_cuda(e, "cannot record a share's transfer");
+                if (st == TSR_SUCCESS) announce(i, r + 1);
+            } else if (c1 > c0) {
+                if (!await(j, r))
+                    return fail(TSR_ERR_BACKEND_UNAVAILABLE,
+                                "another device could not send its share");
+                State &o = *devices[j];
+                cudaError_t e = cudaStreamWaitEvent(d.peers, o.shared_sent[r], 0);
+                if (e == cudaSuccess)
+                    e = cudaMemcpyPeerAsync(Xd + c0 * rows_x, d.dev.ordinal,
+                                            static_cast<T *>(o.shared_operand.ptr) + c0 * rows_x,
+                                            o.dev.ordinal, size_t((c1 - c0) * rows_x * elem),
+                                            d.peers);
+                if (e == cudaSuccess) e = cudaEventRecord(d.peer_done, d.peers);
+                if (e == cudaSuccess) e = cudaStreamWaitEvent(d.stream, d.peer_done, 0);
+                if (e != cudaSuccess) st = fail_cuda(e, "cannot copy a share from another device");
             }
-            if (st == TSR_SUCCESS)
-                if (cudaError_t e = cudaEventRecord(d.shared_sent, d.copies); e != cudaSuccess)
-                    st = fail_cuda(e, "cannot record a share's transfer");
-        }
-        if (st != TSR_SUCCESS) failed(st);
-        if (!meet_all(st == TSR_SUCCESS)) {
-            if (st == TSR_SUCCESS)
-                failed(
-                    fail(TSR_ERR_BACKEND_UNAVAILABLE, "another device could not send its share"));
-            return;
-        }
-        for (size_t j = 0; j < count && st == TSR_SUCCESS; ++j) { // the others' shares
-            const int64_t c0 = share_of(j), c1 = share_of(j + 1);
-            if (j == i || c1 == c0) continue;
-            State &o = *devices[j];
-            cudaError_t e = cudaStreamWaitEvent(d.copies, o.shared_sent, 0);
-            if (e == cudaSuccess)
-                e = cudaMemcpyPeerAsync(Xd + c0 * rows_x, d.dev.ordinal,
-                                        static_cast<T *>(o.shared_operand.ptr) + c0 * rows_x,
-                                        o.dev.ordinal, size_t((c1 - c0) * rows_x * elem), d.copies);
-            if (e != cudaSuccess) st = fail_cuda(e, "cannot copy a share from another device");
-        }
-        if (st == TSR_SUCCESS)
-            if (cudaError_t e = cudaStreamSynchronize(d.copies); e != cudaSuccess)
-                st = fail_cuda(e, "copying the shares between the devices");
-        if (st != TSR_SUCCESS) return failed(st);
+            if (st == TSR_SUCCESS && p + 1 == order.size() && !clocks.empty()) {
+                // X is whole once the peer stream's copies and this device's last piece are.
+                if (cudaStreamWaitEvent(d.peers, d.shared_sent[rounds - 1], 0) == cudaSuccess)
+                    clocks[i].shared_ready(d.peers);
+                (void)cudaGetLastError();
+            }
+            return st;
+        };
 
         const int64_t lo = cut[i], hi = cut[i + 1];
-        if (hi <= lo) return;
         core::GemmArgs<T> b = a;
         if (by_rows) {
             b.m = hi - lo;
@@ -554,12 +699,32 @@ tsr_status spread(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
             b.B = a.trans_b ? a.B + lo : a.B + lo * a.ldb;
             b.C = a.C + lo * a.ldc;
         }
-        st =
-            run_on(&d, b, shared_is_a ? Memory::device : ka, shared_is_a ? kb : Memory::device, kc);
+        const Memory ka_part = shared_is_a ? Memory::device : ka,
+                     kb_part = shared_is_a ? kb : Memory::device;
+        if (const OverlapPlan plan = overlap_plan(b.m, b.n, b.k);
+            along_k && hi > lo && plan.used()) {
+            Arrival arrival;
+            for (const auto &[j, r] : order) arrival.ranges.push_back(piece(j, r));
+            arrival.arrive = arrive;
+            st = overlapped<T>(d, b, ka_part, kb_part, kc, plan, &arrival);
+        } else {
+            for (size_t p = 0; p < order.size() && st == TSR_SUCCESS; ++p) st = arrive(p);
+            for (cudaStream_t stream : {d.copies, d.peers})
+                if (cudaError_t e = cudaStreamSynchronize(stream);
+                    st == TSR_SUCCESS && e != cudaSuccess)
+                    st = fail_cuda(e, "copying the shares between the devices");
+            staging.unlock();
+            if (st == TSR_SUCCESS && hi > lo) st = run_on(&d, b, ka_part, kb_part, kc);
+        }
+        // Whatever happened, no copy between the devices may still run when the call returns.
+        if (cudaError_t e = cudaStreamSynchronize(d.peers); st == TSR_SUCCESS && e != cudaSuccess)
+            st = fail_cuda(e, "copying the shares between the devices");
         if (st != TSR_SUCCESS) failed(st);
+        else if (!clocks.empty()) clocks[i].stop(d.copies, began);
     };
-    // Every thread is made before any starts: the meeting needs them all. Without threads
-    // (none could be made), the devices' parts run one after another, each sending X whole.
+    // Every thread is made before any starts: each waits for the others' pieces. Without
+    // threads (none could be made), the devices' parts run one after another, each sending X
+    // whole.
     std::atomic<int> go{0}; // 1: run, 2: stop
     std::vector<std::thread> threads;
     for (size_t i = 1; i < count; ++i) {
@@ -595,6 +760,7 @@ tsr_status spread(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
     for (size_t i = 0; i < count; ++i)
         if (status[i] != TSR_SUCCESS)
             return fail(status[i], "device %d: %s", devices[i]->dev.ordinal, why[i].c_str());
+    if (!clocks.empty() && all_threads) log_balance(a, clocks, began);
     return TSR_SUCCESS;
 }
 

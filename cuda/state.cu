@@ -146,8 +146,14 @@ void release_device_resources(State *state) {
     state->copies = nullptr;
     state->pinned.release();
     state->shared_operand.release();
-    if (state->shared_sent) (void)cudaEventDestroy(state->shared_sent);
-    state->shared_sent = nullptr;
+    for (cudaEvent_t &e : state->shared_sent) {
+        if (e) (void)cudaEventDestroy(e);
+        e = nullptr;
+    }
+    if (state->peer_done) (void)cudaEventDestroy(state->peer_done);
+    state->peer_done = nullptr;
+    if (state->peers) (void)cudaStreamDestroy(state->peers);
+    state->peers = nullptr;
 }
 
 void destroy_group(std::vector<State *> &group) {

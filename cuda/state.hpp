@@ -32,6 +32,8 @@ struct PinnedRing {
     void release();
 };
 
+inline constexpr int kMaxSharedRounds = 8;
+
 struct State {
     DeviceInfo dev;
     cudaStream_t stream =
@@ -67,10 +69,15 @@ struct State {
     std::vector<State *> group;
     // A spread product (under `spread`, taken on the handle's own state for the whole call):
     // this device's whole copy of the operand every device needs, assembled from the share
-    // each device sent up (recorded by `shared_sent`) and copied between the devices.
+    // each device sent up, in up to kMaxSharedRounds pieces (each recorded by `shared_sent`),
+    // and copied between the devices.
+    // The copies from the other devices run on `peers`, beside the copy stream's transfers from
+    // the host, each recorded by `peer_done` for the state's stream to wait for.
     std::mutex spread;
     DeviceBuffer shared_operand;
-    cudaEvent_t shared_sent = nullptr;
+    cudaEvent_t shared_sent[kMaxSharedRounds] = {};
+    cudaStream_t peers = nullptr;
+    cudaEvent_t peer_done = nullptr;
 };
 
 // A new state for `device`, spreading over the devices of TESSERA_CUDA_DEVICES when that is
