@@ -3,9 +3,12 @@
 // of its block sizes, from pageable and from pinned host memory, in one process. Every side
 // gets a warm-up call, then --reps timed calls (host wall clock: each call returns with C on
 // the host); the median is kept. A sample of C's elements is compared between the sides.
+// Tessera's spread calls are run under TESSERA_VERBOSE=1 with the library's log captured, for
+// each device's busy time and idle tail (the plugin's "spread balance" line, from events).
 #include "multigpu_command.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +30,7 @@
 
 #include "args.hpp"
 #include "json_output.hpp"
+#include "spread_balance.hpp"
 #include "statistics.hpp"
 
 #ifdef TESSERA_BENCH_HAVE_CUDA
@@ -48,6 +52,7 @@ struct MultiGpuOptions {
     std::vector<int> xt_blocks = {2048, 4096, 8192};
     int reps = 3;
     std::string json;
+    bool echo_log = false; // TESSERA_VERBOSE was set by the user: the captured log is echoed
 };
 
 const char *kUsage =
@@ -56,7 +61,9 @@ const char *kUsage =
     "Host-operand gemm (column-major NN, alpha 1, beta 0.5; A, B and C in host memory) on one\n"
     "GPU and on every GPU of the host through Tessera, beside cuBLASXt on every GPU at each of\n"
     "its block sizes; medians of host wall-clock times. Ratios: Tessera on all GPUs against\n"
-    "Tessera on one GPU, and against cuBLASXt's best block size.\n"
+    "Tessera on one GPU, and against cuBLASXt's best block size. The load balance of the\n"
+    "spread calls: each device's busy time (CUDA events) and idle tail (how long it waited,\n"
+    "done, for the last device), from the library's TESSERA_VERBOSE=1 log.\n"
     "\n"
     "  --shapes LIST   MxNxK or N (cube), comma-separated (default 16384,32768x32768x8192)\n"
     "  --dtype s|d|sd  precisions (default sd)\n"
@@ -130,6 +137,50 @@ template <typename T> struct HostArray {
     HostArray &operator=(const HostArray &) = delete;
 };
 
+// A parallel copy: C is restored before every side, and at 65536² one thread would take seconds.
+template <typename T> void copy_parallel(T *to, const T *from, size_t count) {
+    const size_t piece = size_t(1) << 20;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < count; i += piece)
+        std::memcpy(to + i, from + i, std::min(piece, count - i) * sizeof(T));
+}
+
+// The library's log (standard error) while a side runs, read back afterwards: fd 2 goes to a
+// temporary file. `echo`: the user asked for the log (TESSERA_VERBOSE was set), so it is
+// written out again.
+class LogCapture {
+public:
+    explicit LogCapture(bool echo) : echo_(echo) {
+        std::fflush(stderr);
+        file_ = std::tmpfile();
+        saved_ = dup(2);
+        if (!file_ || saved_ < 0 || dup2(fileno(file_), 2) < 0) restore();
+    }
+    ~LogCapture() { text(); }
+    // Everything logged since the capture began (once; later calls return "").
+    std::string text() {
+        if (!file_) return "";
+        restore();
+        std::string out;
+        std::rewind(file_);
+        char buf[4096];
+        for (size_t got; (got = std::fread(buf, 1, sizeof buf, file_)) > 0;) out.append(buf, got);
+        std::fclose(file_);
+        file_ = nullptr;
+        if (echo_) std::fputs(out.c_str(), stderr);
+        return out;
+    }
+
+private:
+    void restore() {
+        std::fflush(stderr);
+        if (saved_ >= 0) dup2(saved_, 2), close(saved_), saved_ = -1;
+    }
+    bool echo_;
+    std::FILE *file_ = nullptr;
+    int saved_ = -1;
+};
+
 template <typename T> void fill(T *x, size_t count, uint64_t seed) {
 #pragma omp parallel
     {
@@ -164,13 +215,13 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
     fill(A.ptr, size_t(m * k), 1), fill(B.ptr, size_t(k * n), 2), fill(C.ptr, size_t(m * n), 3);
     const T alpha = 1, beta = T(0.5);
     std::vector<T> C0(size_t(m * n)); // C before, for every side
-    std::memcpy(C0.data(), C.ptr, C0.size() * sizeof(T));
+    copy_parallel(C0.data(), C.ptr, C0.size());
     std::mt19937_64 g(7);
     std::vector<size_t> sample(512);
     for (size_t &i : sample) i = size_t(g() % uint64_t(m * n));
     std::vector<T> reference;
     double worst = 0;
-    auto restore = [&] { std::memcpy(C.ptr, C0.data(), C0.size() * sizeof(T)); };
+    auto restore = [&] { copy_parallel(C.ptr, C0.data(), C0.size()); };
     // Against the first side's result after the same calls, in units of k·u·(2 + |entry|).
     auto compare = [&] {
         if (reference.empty()) {
@@ -184,6 +235,7 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
     };
 
     std::vector<Side> sides;
+    SpreadBalance balance;
     auto tessera = [&](int count) {
         tsr_handle h = nullptr;
         if (tsr_create(&h) != TSR_SUCCESS || tsr_set_backend(h, TSR_BACKEND_CUDA) != TSR_SUCCESS)
@@ -203,7 +255,9 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
             if (st != TSR_SUCCESS) throw std::runtime_error(tsr_last_error());
         };
         restore(); // every side makes the same 1 + reps calls from the same C
+        LogCapture log(o.echo_log);
         const double t = median_of(o.reps, call);
+        if (count > 1) balance = spread_balance_from_log(log.text());
         compare();
         tsr_destroy(h);
         sides.push_back({"tessera, " + std::to_string(count) + " GPU" + (count > 1 ? "s" : ""), t});
@@ -255,7 +309,7 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
         for (const auto &[key, value] : own) r[key] = value;
         rows.push_back(r);
     };
-    char line[256];
+    char line[512];
     for (const Side &side : sides) {
         std::snprintf(line, sizeof line,
                       "%cgemm %lldx%lldx%lld %-8s %-30s %9.1f ms %8.1f TFLOP/s\n", dtype,
@@ -274,6 +328,19 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
     row({{"speedup_over_one_gpu", one / all},
          {"ratio_to_cublasxt_best", best_xt / all},
          {"sample_error_ku", worst}});
+    if (!balance.empty()) {
+        double tail = 0;
+        for (double x : balance.tail_ms) tail = std::max(tail, x);
+        std::snprintf(line, sizeof line,
+                      "  -> balance on %d GPUs (medians, ms): busy %s; shared operand whole after "
+                      "%s; idle tail %s (the longest %.1f%% of the call)\n",
+                      devices, join_ms(balance.busy_ms).c_str(), join_ms(balance.ready_ms).c_str(),
+                      join_ms(balance.tail_ms).c_str(), 100.0 * tail / (all * 1e3));
+        out << line;
+        row({{"busy_ms", balance.busy_ms},
+             {"shared_ready_ms", balance.ready_ms},
+             {"idle_tail_ms", balance.tail_ms}});
+    }
 }
 
 #endif
@@ -281,7 +348,12 @@ void run_case(const MultiGpuOptions &o, const Shape &s, bool pinned, int devices
 } // namespace
 
 int run_multigpu_command(ArgCursor &args) {
-    const MultiGpuOptions o = parse(args);
+    MultiGpuOptions o = parse(args);
+    // The balance line is logged under TESSERA_VERBOSE=1, which the library reads once, at its
+    // first call: set here, before any.
+    const char *verbose = std::getenv("TESSERA_VERBOSE");
+    o.echo_log = verbose && std::strcmp(verbose, "1") == 0;
+    setenv("TESSERA_VERBOSE", "1", 1);
 #ifndef TESSERA_BENCH_HAVE_CUDA
     (void)o;
     std::fputs("tessera-bench multigpu: this bench was built without CUDA\n", stderr);
