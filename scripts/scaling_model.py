@@ -13,8 +13,11 @@ Deterministic: the same arguments print the same tables. Standard library only.
 
     python3 scripts/scaling_model.py              # the tables of docs/scaling.md
     python3 scripts/scaling_model.py --check-measured   # this machine, 2 and 4 ranks
+    python3 scripts/scaling_model.py --host-gpus FILE...  # one host's GPUs: tessera-bench
+                                                            # multigpu runs against the model
 """
 import argparse
+import json
 import math
 
 # Tessera's CUDA DGEMM on one H100, operands on the device, 4096^3 (docs/performance.md,
@@ -157,6 +160,86 @@ def check_measured(args):
            "broadcasts s", "predicted s", "measured s", "measured / predicted"])
 
 
+def spread_time(m, n, k, elem, p, memory, rate, link, host, stage, host_pageable, blocks=8,
+                least=512):
+    """Host-operand gemm (beta != 0) on p GPUs of one host as Tessera spreads it: a dict of the
+    model's terms, in seconds.
+
+    C is cut into p blocks (of columns when m <= n: every device needs A, the shared operand X,
+    and its own columns of B). X goes up once in all, each device sending a 1/p share from the
+    host and copying the others' over NVLink (not counted: it is far faster than the host
+    links); the device's block of C then runs as the one-device overlapped product. Per device,
+    up: X/p, its block of the other operand, its block of C; down: its block of C. The transfers
+    are bound by the device's own link (full duplex, `link` bytes/s each way) and by what the
+    host moves for all devices at once (`host`); from pageable memory by the staging copies
+    (`stage` per device, `host_pageable` in all). The kernels run at `rate`. Compute-bound, a
+    call costs the product plus the pipeline's fill (the first piece of X, the first block's C
+    and B) and drain (the last block of C coming back); transfer-bound, the transfers."""
+    by_rows = n < m
+    x = elem * (k * n if by_rows else m * k)
+    other = elem * (m * k if by_rows else k * n) / p
+    c = elem * m * n / p
+    if memory == "pageable":
+        link, host = min(link, stage), host_pageable
+    if p == 1:  # one device: A's slices, the first block of B and C before the first product
+        up, first = x + other + c, (x / blocks + other / blocks + c / blocks)
+        last = c / blocks
+    else:
+        rounds = max(1, min(8, int((x / elem / (m if not by_rows else n)) // (p * least))))
+        up = x / p + other + c
+        first = x / (p * rounds) + 2.0 * c / (blocks + 1) + other / (p * rounds)
+        last = c / (blocks + 1)
+    down = c
+    transfer = max(max(up, down) / link, p * max(up, down) / host)
+    compute = 2.0 * m * n * k / (p * rate)
+    fill, drain = first / link, last / link
+    total = max(compute + fill + drain, transfer)
+    return {"compute_s": compute, "transfer_s": transfer, "fill_s": fill + drain,
+            "total_s": total, "bound": "compute" if compute + fill + drain >= transfer
+            else "transfers"}
+
+
+def host_gpus(args):
+    """The spread model against tessera-bench multigpu's JSON files, then P = 8 predicted."""
+    rows, runs = [], []
+    for path in args.files:
+        with open(path) as f:
+            doc = json.load(f)
+        for r in doc["results"]:
+            if r.get("side", "").startswith("tessera"):
+                gpus = int(r["side"].split(",")[1].split()[0])
+                runs.append((r["dtype"], r["m"], r["n"], r["k"], r["memory"], gpus,
+                             r["seconds"]))
+    rate = {"s": args.rate_s * 1e12, "d": args.rate_d * 1e12}
+    consts = (args.gpu_link * 1e9, args.host_link * 1e9, args.stage * 1e9,
+              args.host_pageable * 1e9)
+    for dtype, m, n, k, memory, gpus, seconds in runs:
+        elem = 4 if dtype == "s" else 8
+        t = spread_time(m, n, k, elem, gpus, memory, rate[dtype], *consts)
+        rows.append([f"{dtype}gemm", f"{m}x{n}x{k}", memory, str(gpus),
+                     fmt_time(t["compute_s"]), fmt_time(t["transfer_s"]),
+                     fmt_time(t["fill_s"]), t["bound"], fmt_time(t["total_s"]),
+                     fmt_time(seconds), f"{seconds / t['total_s']:.2f}"])
+    table("Host operands over one host's GPUs: predicted against measured (seconds)", rows,
+          ["gemm", "shape", "memory", "GPUs", "compute", "transfers", "fill + drain", "bound",
+           "predicted", "measured", "measured / predicted"])
+    rows = []
+    for dtype, (m, n, k) in ((d, shape) for d in "sd"
+                             for shape in ((16384, 16384, 16384), (32768, 32768, 32768),
+                                           (65536, 65536, 4096))):
+        elem = 4 if dtype == "s" else 8
+        for memory in ("pinned", "pageable"):
+            one = spread_time(m, n, k, elem, 1, memory, rate[dtype], *consts)["total_s"]
+            cells = [f"{dtype}gemm", f"{m}x{n}x{k}", memory]
+            for p in (2, 4, 8):
+                t = spread_time(m, n, k, elem, p, memory, rate[dtype], *consts)
+                cells.append(f"{one / t['total_s']:.2f} ({t['bound'][0]})")
+            rows.append(cells)
+    table("Predicted speed-up over one GPU of the same call path ((c) compute-bound, "
+          "(t) transfer-bound), with the host's measured links", rows,
+          ["gemm", "shape", "memory", "2 GPUs", "4 GPUs", "8 GPUs"])
+
+
 def parse_measured(text):
     # label:ranks:rate_gflops_per_rank:alpha_us:beta_gbs:measured_s
     label, p, rate, alpha, beta, measured = text.split(":")
@@ -179,8 +262,23 @@ def main():
     ap.add_argument("--nb", type=int, default=64, help="NB of the measured runs")
     ap.add_argument("--measured", type=parse_measured, action="append", default=[],
                     metavar="LABEL:RANKS:GFLOPS:ALPHA_US:BETA_GBS:SECONDS")
+    ap.add_argument("--host-gpus", dest="files", nargs="+", default=None, metavar="JSON",
+                    help="instead, the one-host model against tessera-bench multigpu runs")
+    ap.add_argument("--rate-s", type=float, default=48.4,
+                    help="one GPU's SGEMM rate, TFLOP/s (default: the H200s' 32768^3, pinned)")
+    ap.add_argument("--rate-d", type=float, default=47.4, help="the same for DGEMM")
+    ap.add_argument("--gpu-link", type=float, default=28.6,
+                    help="one GPU's host link each way, GB/s (default: the H200s')")
+    ap.add_argument("--host-link", type=float, default=85.0,
+                    help="what the host moves to all its GPUs at once each way, GB/s")
+    ap.add_argument("--stage", type=float, default=20.6,
+                    help="one device's staging of pageable memory, GB/s")
+    ap.add_argument("--host-pageable", type=float, default=48.0,
+                    help="the host's staging of pageable memory for all devices, GB/s")
     args = ap.parse_args()
-    if args.check_measured:
+    if args.files:
+        host_gpus(args)
+    elif args.check_measured:
         check_measured(args)
     else:
         print(f"Network: {args.link_gbit:g} Gb/s per node, {args.latency_us:g} us latency; "
