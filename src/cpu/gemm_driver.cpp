@@ -1,40 +1,23 @@
-// The CPU gemm: BLIS-style five loops (jc over NC, pc over KC, ic over MC, jr over NR, ir over
-// MR) around a register micro-kernel, with packed A and B and OpenMP threads over (ic, jr).
+// The CPU gemm: BLIS-style five loops (jc over NC, pc over KC, ic over MC in packed_loops.hpp;
+// jr over NR, ir over MR in the macro-kernel) around a register micro-kernel, with packed A and
+// B and OpenMP threads over (ic, jr); the direct path for small products; Strassen's method
+// (strassen.cpp) where it is asked for.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <memory>
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/pack.hpp"
+#include "cpu/packed_loops.hpp"
 #include "cpu/strassen.hpp"
 
 namespace tessera::cpu {
 
 namespace {
-
-// A 64-byte aligned scratch buffer kept per thread and grown on demand; nullptr when out of
-// memory (nothing may throw inside an OpenMP region).
-template <typename T> T *scratch(int slot, size_t count) {
-    struct Buffer {
-        void *p = nullptr;
-        size_t bytes = 0;
-        ~Buffer() { std::free(p); }
-    };
-    thread_local Buffer buffers[2];
-    Buffer &b = buffers[slot];
-    size_t want = (count * sizeof(T) + 63) / 64 * 64;
-    if (b.bytes < want) {
-        std::free(b.p);
-        b.p = std::aligned_alloc(64, want);
-        b.bytes = b.p ? want : 0;
-    }
-    return static_cast<T *>(b.p);
-}
 
 // C = beta·C without reading A or B (alpha == 0 or k == 0); beta == 0 writes zeros.
 template <typename T> void scale_c(const core::GemmArgs<T> &g, int threads) {
@@ -46,60 +29,6 @@ template <typename T> void scale_c(const core::GemmArgs<T> &g, int threads) {
             for (int64_t i = 0; i < g.m; ++i) c[i] = T(0);
         else
             for (int64_t i = 0; i < g.m; ++i) c[i] *= g.beta;
-    }
-}
-
-// One MC×NC block of C from packed A (this thread's) and packed B (shared), tiles jr0..jr1.
-// How the threads share the work under one packed B panel: a grid of tm × tn threads, tm
-// over contiguous ranges of MR-row panels of C (each thread packs only its own rows of A),
-// tn over NR-column tiles (only when there are too few row panels for every thread).
-struct ThreadGrid {
-    int tm, tn;
-};
-
-// Columns of C per jc block: n in as few blocks as NC allows, with an eighth of slack, in equal
-// parts of whole NR tiles. Every jc block packs all of A again, so a last block of a few columns
-// (4096 = 2·2040 + 16 in double, 4096 = 4092 + 4 in float) would cost a whole pass over A for them.
-int64_t column_block(int64_t n, int64_t nc, int nr) {
-    const int64_t blocks = std::max<int64_t>(1, (8 * n + 9 * nc - 1) / (9 * nc));
-    return ((n + blocks - 1) / blocks + nr - 1) / nr * nr;
-}
-
-ThreadGrid thread_grid(int threads, int64_t row_panels) {
-    for (int tm = threads; tm > 1; --tm)
-        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
-    return {1, threads};
-}
-
-// The same for one of Strassen's products: each tile is computed once and added, with its
-// sign, into every block of C the product belongs to (C was scaled by beta beforehand).
-template <typename T>
-void macro_kernel_sum(const MicroKernel<T> &uk, const core::GemmArgs<T> &g,
-                      const BlockTargets<T> &targets, const T *pa, const T *pb, int64_t ic,
-                      int64_t mc, int64_t jc, int64_t jr0, int64_t jr1, int64_t nc, int64_t kc) {
-    const int mr = uk.blocks.mr, nr = uk.blocks.nr;
-    alignas(64) T tile[32 * 32]; // mr·nr <= 1024
-    T scale[4];
-    for (int t = 0; t < targets.count; ++t) scale[t] = g.alpha * targets.coef[t];
-    for (int64_t jr = jr0; jr < jr1; jr += nr) {
-        const int cols = int(std::min<int64_t>(nr, nc - jr));
-        const T *b = pb + (jr / nr) * kc * nr;
-        for (int64_t ir = 0; ir < mc; ir += mr) {
-            const int rows = int(std::min<int64_t>(mr, mc - ir));
-            if (rows == mr && cols == nr && uk.multi) {
-                T *c[4];
-                for (int t = 0; t < targets.count; ++t)
-                    c[t] = targets.ptr[t] + (ic + ir) + (jc + jr) * g.ldc;
-                uk.multi(kc, pa + (ir / mr) * kc * mr, b, targets.count, c, scale, g.ldc);
-                continue;
-            }
-            uk.run(kc, pa + (ir / mr) * kc * mr, b, tile, mr, T(1), T(0));
-            for (int t = 0; t < targets.count; ++t) {
-                T *c = targets.ptr[t] + (ic + ir) + (jc + jr) * g.ldc;
-                for (int j = 0; j < cols; ++j)
-                    for (int i = 0; i < rows; ++i) c[i + j * g.ldc] += scale[t] * tile[i + j * mr];
-            }
-        }
     }
 }
 
@@ -147,115 +76,56 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
     }
 }
 
+// The classical product's step of the loops: op(B)'s panels and op(A)'s blocks packed as they
+// are, one MC×NC block of C from them. A last row panel of at most MR/4 rows (257 = 4·64 + 1 in
+// float) is shared out by columns among all the threads after their full panels: given whole to
+// one thread it cost that thread up to a sixth of a panel's time more than the others.
+template <typename T> struct PlainStep {
+    const MicroKernel<T> &uk;
+    const core::GemmArgs<T> &g;
+    int64_t m_main, fringe;
+
+    void pack_b(int64_t pc, int64_t kc, int64_t col, int cols, T *dst) const {
+        pack_b_panel(g, pc, kc, col, cols, uk.blocks.nr, dst);
+    }
+    void block(T *pa, const T *pb, int64_t ic, int64_t mc, const LoopStep &at, T beta) const {
+        pack_a(g, ic, mc, at.pc, at.kc, uk.blocks.mr, pa);
+        macro_kernel(uk, g, pa, pb, ic, mc, at.jc, at.jr0, at.jr1, at.nc, at.kc, beta);
+    }
+    void after(T *pa, const T *pb, const LoopStep &at, T beta) const {
+        if (fringe == 0) return;
+        const int nr = uk.blocks.nr;
+        const int64_t f0 = std::min(at.nc, at.panels * at.thread / at.team * nr);
+        const int64_t f1 = std::min(at.nc, at.panels * (at.thread + 1) / at.team * nr);
+        if (f1 <= f0) return;
+        pack_a(g, m_main, fringe, at.pc, at.kc, uk.blocks.mr, pa);
+        macro_kernel(uk, g, pa, pb, m_main, fringe, at.jc, f0, f1, at.nc, at.kc, beta);
+    }
+};
+
 } // namespace
 
 template <typename T>
-tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads,
-                        const Combination<T> *comb) {
-    // Strassen's products add each tile into up to four blocks of C: a deeper KC (and an MC
-    // that keeps the A block in L2) makes fewer of those passes over C.
-    Blocking bs = uk.blocks;
-    if (comb) bs.kc = bs.strassen_kc, bs.mc = bs.strassen_mc;
-    const int mr = bs.mr, nr = bs.nr;
-    // A last row panel of at most MR/4 rows (257 = 4·64 + 1 in float) is shared out by columns
-    // among all the threads, after their full panels: given whole to one thread it cost that
-    // thread up to a sixth of a panel's time more than the others.
+tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
+    const Blocking &bs = uk.blocks;
+    const int mr = bs.mr;
     const int64_t fringe =
-        !comb && threads > 1 && g.m > mr && g.m % mr != 0 && g.m % mr <= mr / 4 ? g.m % mr : 0;
-    const int64_t m_main = g.m - fringe;
-    const int64_t row_panels = (m_main + mr - 1) / mr;
-    const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
-    const int64_t nc_block = column_block(g.n, bs.nc, nr);
-    const int64_t nc_max = std::min<int64_t>(nc_block, (g.n + nr - 1) / nr * nr);
-    T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
-    if (!pb) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate the packed B panel");
-    bool out_of_memory = false;
-
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        // The team may be smaller than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC): the work is shared
-        // among the threads there are, or rows of C would be left unwritten.
-        const int team = threads > 1 ? omp_get_num_threads() : 1;
-        const int t = threads > 1 ? omp_get_thread_num() : 0;
-        const ThreadGrid grid = thread_grid(team, row_panels);
-        const int ti = t / grid.tn, tj = t % grid.tn;
-        // This thread's rows of C, split into equal blocks of at most MC rows.
-        const int64_t r0 = std::min(m_main, row_panels * ti / grid.tm * mr);
-        const int64_t r1 = std::min(m_main, row_panels * (ti + 1) / grid.tm * mr);
-        // A rank-k update (k of 64 or less, where moving C costs as much as the products)
-        // leaves the A block small: it grows in rows to the bytes an MC×KC block has (up to
-        // 8 MC), so each column of C is read and written in longer runs. Deeper products keep
-        // MC: there the larger block measured slower (8906×45×131).
-        const int64_t mc_max =
-            kc_max <= 64 ? std::min<int64_t>(8 * bs.mc, bs.mc * bs.kc / kc_max) : bs.mc;
-        const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + mc_max - 1) / mc_max);
-        const int64_t mc = ((r1 - r0 + blocks - 1) / blocks + mr - 1) / mr * mr;
-        T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(mc, mr)));
-        if (!pa) {
-#pragma omp atomic write
-            out_of_memory = true;
-        }
-#pragma omp barrier
-        bool skip;
-#pragma omp atomic read
-        skip = out_of_memory;
-        if (!skip)
-            for (int64_t jc = 0; jc < g.n; jc += nc_block) {
-                const int64_t nc = std::min<int64_t>(nc_block, g.n - jc);
-                const int64_t panels = (nc + nr - 1) / nr;
-                const int64_t jr0 = std::min(nc, panels * tj / grid.tn * nr);
-                const int64_t jr1 = std::min(nc, panels * (tj + 1) / grid.tn * nr);
-                for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
-                    const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
-                    const T beta = pc == 0 ? g.beta : T(1);
-#pragma omp for schedule(static)
-                    for (int64_t p = 0; p < panels; ++p) {
-                        const int cols = int(std::min<int64_t>(nr, nc - p * nr));
-                        T *dst = pb + p * kc * nr;
-                        if (!comb) {
-                            pack_b_panel(g, pc, kc, jc + p * nr, cols, nr, dst);
-                            continue;
-                        }
-                        pack_b_panel_sum(
-                            g, PackSources<T>{comb->b.count, comb->b.ptr, comb->b.coef, uk.sum}, pc,
-                            kc, jc + p * nr, cols, nr, dst);
-                    }
-                    // implicit barrier: B is packed
-                    for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc) {
-                        const int64_t mcur = std::min<int64_t>(mc, r1 - ic);
-                        if (!comb) {
-                            pack_a(g, ic, mcur, pc, kc, mr, pa);
-                            macro_kernel(uk, g, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc, beta);
-                            continue;
-                        }
-                        pack_a_sum(g,
-                                   PackSources<T>{comb->a.count, comb->a.ptr, comb->a.coef, uk.sum},
-                                   ic, mcur, pc, kc, mr, pa);
-                        macro_kernel_sum(uk, g, comb->c, pa, pb, ic, mcur, jc, jr0, jr1, nc, kc);
-                    }
-                    if (fringe > 0) { // the fringe rows, this thread's share of the column tiles
-                        const int64_t f0 = std::min(nc, panels * t / team * nr);
-                        const int64_t f1 = std::min(nc, panels * (t + 1) / team * nr);
-                        if (f1 > f0) {
-                            pack_a(g, m_main, fringe, pc, kc, mr, pa);
-                            macro_kernel(uk, g, pa, pb, m_main, fringe, jc, f0, f1, nc, kc, beta);
-                        }
-                    }
-#pragma omp barrier
-                    // every thread is done with B: it may be repacked
-                }
-            }
-    }
-    if (out_of_memory)
-        return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a packed A block");
-    return TSR_SUCCESS;
+        threads > 1 && g.m > mr && g.m % mr != 0 && g.m % mr <= mr / 4 ? g.m % mr : 0;
+    PlainStep<T> step{uk, g, g.m - fringe, fringe};
+    // A rank-k update (k of 64 or less, where moving C costs as much as the products) leaves
+    // the A block small: it grows in rows to the bytes an MC×KC block has (up to 8 MC), so each
+    // column of C is read and written in longer runs. Deeper products keep MC: there the larger
+    // block measured slower (8906×45×131).
+    auto mc_max = [&](int64_t kc_max) {
+        return kc_max <= 64 ? std::min<int64_t>(8 * bs.mc, bs.mc * bs.kc / kc_max) : bs.mc;
+    };
+    return packed_loops<T>(g, bs, threads, g.m - fringe, mc_max, step);
 }
 
 template tsr_status gemm_blocked<float>(const MicroKernel<float> &, const core::GemmArgs<float> &,
-                                        int, const Combination<float> *);
+                                        int);
 template tsr_status gemm_blocked<double>(const MicroKernel<double> &,
-                                         const core::GemmArgs<double> &, int,
-                                         const Combination<double> *);
+                                         const core::GemmArgs<double> &, int);
 
 namespace {
 
@@ -329,7 +199,7 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
     const int levels =
         strassen_levels_for(g->m, g->n, g->k, ctx->strassen_levels, ctx->strassen_min_block);
     if (levels > 0) return strassen_gemm(uk, *g, threads, levels);
-    return gemm_blocked<T>(uk, *g, threads, nullptr);
+    return gemm_blocked<T>(uk, *g, threads);
 }
 
 template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);

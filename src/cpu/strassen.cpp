@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/pack.hpp"
+#include "cpu/packed_loops.hpp"
+
 namespace tessera::cpu {
 
 namespace {
@@ -83,6 +86,70 @@ bool all_finite(const T *x, int64_t ld, int64_t rows, int64_t cols, int threads)
     return !bad;
 }
 
+// One product's macro-kernel: each tile is computed once and added, with its sign, into every
+// block of C the product belongs to (C was scaled by beta beforehand).
+template <typename T>
+void macro_kernel_sum(const MicroKernel<T> &uk, const core::GemmArgs<T> &g,
+                      const BlockTargets<T> &targets, const T *pa, const T *pb, int64_t ic,
+                      int64_t mc, int64_t jc, int64_t jr0, int64_t jr1, int64_t nc, int64_t kc) {
+    const int mr = uk.blocks.mr, nr = uk.blocks.nr;
+    alignas(64) T tile[32 * 32]; // mr·nr <= 1024
+    T scale[4];
+    for (int t = 0; t < targets.count; ++t) scale[t] = g.alpha * targets.coef[t];
+    for (int64_t jr = jr0; jr < jr1; jr += nr) {
+        const int cols = int(std::min<int64_t>(nr, nc - jr));
+        const T *b = pb + (jr / nr) * kc * nr;
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int rows = int(std::min<int64_t>(mr, mc - ir));
+            if (rows == mr && cols == nr && uk.multi) {
+                T *c[4];
+                for (int t = 0; t < targets.count; ++t)
+                    c[t] = targets.ptr[t] + (ic + ir) + (jc + jr) * g.ldc;
+                uk.multi(kc, pa + (ir / mr) * kc * mr, b, targets.count, c, scale, g.ldc);
+                continue;
+            }
+            uk.run(kc, pa + (ir / mr) * kc * mr, b, tile, mr, T(1), T(0));
+            for (int t = 0; t < targets.count; ++t) {
+                T *c = targets.ptr[t] + (ic + ir) + (jc + jr) * g.ldc;
+                for (int j = 0; j < cols; ++j)
+                    for (int i = 0; i < rows; ++i) c[i + j * g.ldc] += scale[t] * tile[i + j * mr];
+            }
+        }
+    }
+}
+
+// One product's step of the packed loops: the sums of A's and of B's blocks formed while
+// packing, each tile added into the product's blocks of C.
+template <typename T> struct SumStep {
+    const MicroKernel<T> &uk;
+    const core::GemmArgs<T> &g; // the product's shape, alpha and op; its A, B and C unused
+    const Combination<T> &comb;
+
+    void pack_b(int64_t pc, int64_t kc, int64_t col, int cols, T *dst) const {
+        pack_b_panel_sum(g, PackSources<T>{comb.b.count, comb.b.ptr, comb.b.coef, uk.sum}, pc, kc,
+                         col, cols, uk.blocks.nr, dst);
+    }
+    void block(T *pa, const T *pb, int64_t ic, int64_t mc, const LoopStep &at, T) const {
+        pack_a_sum(g, PackSources<T>{comb.a.count, comb.a.ptr, comb.a.coef, uk.sum}, ic, mc, at.pc,
+                   at.kc, uk.blocks.mr, pa);
+        macro_kernel_sum(uk, g, comb.c, pa, pb, ic, mc, at.jc, at.jr0, at.jr1, at.nc, at.kc);
+    }
+    void after(T *, const T *, const LoopStep &, T) const {}
+};
+
+// C_t += alpha·coef_t·(sum of A blocks)(sum of B blocks) for one of Strassen's products, whose
+// tiles update C more often than a classical product's do: a deeper KC (and an MC that keeps
+// the A block in L2) makes fewer of those passes over C.
+template <typename T>
+tsr_status product(const MicroKernel<T> &uk, const core::GemmArgs<T> &part, int threads,
+                   const Combination<T> &comb) {
+    Blocking bs = uk.blocks;
+    bs.kc = bs.strassen_kc, bs.mc = bs.strassen_mc;
+    SumStep<T> step{uk, part, comb};
+    return packed_loops<T>(
+        part, bs, threads, part.m, [&](int64_t) { return bs.mc; }, step);
+}
+
 } // namespace
 
 int strassen_levels_for(int64_t m, int64_t n, int64_t k, int levels, int64_t min_block) {
@@ -100,7 +167,7 @@ tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, i
     const bool finite =
         all_finite(g.A, g.lda, g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, threads) &&
         all_finite(g.B, g.ldb, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, threads);
-    if (!finite) return gemm_blocked<T>(uk, g, threads, nullptr);
+    if (!finite) return gemm_blocked<T>(uk, g, threads);
     const int64_t s = int64_t(1) << levels;
     const int64_t ms = g.m / s * s, ns = g.n / s * s, ks = g.k / s * s;
     const int64_t mb = ms / s, nb = ns / s, kb = ks / s;
@@ -115,13 +182,11 @@ tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, i
 
     // Fringes outside the 2^L-divisible part: the last rows, then the last columns.
     if (g.m > ms) {
-        tsr_status st =
-            gemm_blocked<T>(uk, sub(ms, 0, 0, g.m - ms, g.n, g.k, g.beta), threads, nullptr);
+        tsr_status st = gemm_blocked<T>(uk, sub(ms, 0, 0, g.m - ms, g.n, g.k, g.beta), threads);
         if (st != TSR_SUCCESS) return st;
     }
     if (g.n > ns) {
-        tsr_status st =
-            gemm_blocked<T>(uk, sub(0, ns, 0, ms, g.n - ns, g.k, g.beta), threads, nullptr);
+        tsr_status st = gemm_blocked<T>(uk, sub(0, ns, 0, ms, g.n - ns, g.k, g.beta), threads);
         if (st != TSR_SUCCESS) return st;
     }
 
@@ -143,11 +208,10 @@ tsr_status strassen_gemm(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, i
             comb.c.ptr[comb.c.count] = g.C + t.r * mb + t.c * nb * g.ldc;
             comb.c.coef[comb.c.count++] = T(t.sign);
         }
-        tsr_status st = gemm_blocked<T>(uk, part, threads, &comb);
+        tsr_status st = product<T>(uk, part, threads, comb);
         if (st != TSR_SUCCESS) return st;
     }
-    if (g.k > ks)
-        return gemm_blocked<T>(uk, sub(0, 0, ks, ms, ns, g.k - ks, T(1)), threads, nullptr);
+    if (g.k > ks) return gemm_blocked<T>(uk, sub(0, 0, ks, ms, ns, g.k - ks, T(1)), threads);
     return TSR_SUCCESS;
 }
 

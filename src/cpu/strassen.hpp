@@ -1,6 +1,7 @@
-// Strassen's method over the packed gemm: the 7 (one level) or 49 (two levels) products as
-// sums of blocks of A and B that the packing routines add up on the fly, each product added
-// into up to four blocks of C by the macro-kernel. Opt-in (TESSERA_STRASSEN, tsr_set_strassen).
+// Strassen's method over the packed gemm's loops, packing and kernels (packed_loops.hpp): the 7
+// (one level) or 49 (two levels) products as sums of blocks of A and B that the packing
+// routines add up on the fly, each product added into up to four blocks of C by its own
+// macro-kernel. Opt-in (TESSERA_STRASSEN, tsr_set_strassen).
 #pragma once
 
 #include <cstdint>
@@ -29,11 +30,6 @@ template <typename T> struct Combination {
     BlockSum<T> a, b;
     BlockTargets<T> c;
 };
-
-// Runs one packed product (defined in gemm_driver.cpp): comb == nullptr is a plain gemm.
-template <typename T>
-tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads,
-                        const Combination<T> *comb);
 
 // Whether `levels` of Strassen apply to this shape with sub-blocks of at least `min_block`;
 // returns the number of levels that do (0: classical).

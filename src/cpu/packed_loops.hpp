@@ -1,0 +1,141 @@
+// The loop nest every packed product runs (BLIS's five loops, the two innermost in the
+// macro-kernel): jc over column blocks of C, pc over KC-deep slices of k, the team packing one
+// B panel together, then each thread over its own MC-row blocks of C. What is packed and how a
+// block is computed is the caller's: the classical product (gemm_driver.cpp) packs op(A) and
+// op(B); Strassen's (strassen.cpp) packs sums of their blocks and adds each tile into several
+// blocks of C.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "cpu/kernels/microkernel.hpp"
+
+namespace tessera::cpu {
+
+// The classical packed product, C = alpha·op(A)·op(B) + beta·C (gemm_driver.cpp).
+template <typename T>
+tsr_status gemm_blocked(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads);
+
+// A 64-byte aligned scratch buffer kept per thread and grown on demand; nullptr when out of
+// memory (nothing may throw inside an OpenMP region). Slot 0: the packed B panel; 1: A.
+template <typename T> T *scratch(int slot, size_t count) {
+    struct Buffer {
+        void *p = nullptr;
+        size_t bytes = 0;
+        ~Buffer() { std::free(p); }
+    };
+    thread_local Buffer buffers[2];
+    Buffer &b = buffers[slot];
+    size_t want = (count * sizeof(T) + 63) / 64 * 64;
+    if (b.bytes < want) {
+        std::free(b.p);
+        b.p = std::aligned_alloc(64, want);
+        b.bytes = b.p ? want : 0;
+    }
+    return static_cast<T *>(b.p);
+}
+
+// Columns of C per jc block: n in as few blocks as NC allows, with an eighth of slack, in equal
+// parts of whole NR tiles. Every jc block packs all of A again, so a last block of a few columns
+// (4096 = 2·2040 + 16 in double, 4096 = 4092 + 4 in float) would cost a whole pass over A for them.
+inline int64_t column_block(int64_t n, int64_t nc, int nr) {
+    const int64_t blocks = std::max<int64_t>(1, (8 * n + 9 * nc - 1) / (9 * nc));
+    return ((n + blocks - 1) / blocks + nr - 1) / nr * nr;
+}
+
+// How the threads share the work under one packed B panel: a grid of tm × tn threads, tm
+// over contiguous ranges of MR-row panels of C (each thread packs only its own rows of A),
+// tn over NR-column tiles (only when there are too few row panels for every thread).
+struct ThreadGrid {
+    int tm, tn;
+};
+
+inline ThreadGrid thread_grid(int threads, int64_t row_panels) {
+    for (int tm = threads; tm > 1; --tm)
+        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
+    return {1, threads};
+}
+
+// What one jc × pc step hands a thread: the column block jc..jc+nc of C, its kc-deep slice of
+// k from pc, this thread's column tiles jr0..jr1 of the block, and the beta of this slice.
+struct LoopStep {
+    int64_t jc, nc, pc, kc, jr0, jr1, panels;
+    int thread, team;
+};
+
+// The loops over the first `rows` rows of C (the rest, if any, is the step's to do in `after`),
+// with blocks of at most `mc_max(kc_max)` rows. `step` provides:
+//   pack_b(pc, kc, col, cols, dst): one NR-wide panel of the B operand, packed;
+//   block(pa, pb, ic, mc, const LoopStep &, beta): pack this thread's rows ic..ic+mc of the A
+//       operand into pa and compute them against pb;
+//   after(pa, pb, const LoopStep &, beta): this thread's share of anything else in the step.
+template <typename T, typename Step, typename McMax>
+tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int threads, int64_t rows,
+                        McMax mc_max, Step &step) {
+    const int mr = bs.mr, nr = bs.nr;
+    const int64_t row_panels = (rows + mr - 1) / mr;
+    const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
+    const int64_t nc_block = column_block(g.n, bs.nc, nr);
+    const int64_t nc_max = std::min<int64_t>(nc_block, (g.n + nr - 1) / nr * nr);
+    T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
+    if (!pb) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate the packed B panel");
+    bool out_of_memory = false;
+
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        // The team may be smaller than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC): the work is shared
+        // among the threads there are, or rows of C would be left unwritten.
+        const int team = threads > 1 ? omp_get_num_threads() : 1;
+        const int t = threads > 1 ? omp_get_thread_num() : 0;
+        const ThreadGrid grid = thread_grid(team, row_panels);
+        const int ti = t / grid.tn, tj = t % grid.tn;
+        // This thread's rows of C, split into equal blocks of at most mc_max rows.
+        const int64_t r0 = std::min(rows, row_panels * ti / grid.tm * mr);
+        const int64_t r1 = std::min(rows, row_panels * (ti + 1) / grid.tm * mr);
+        const int64_t most = mc_max(kc_max);
+        const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + most - 1) / most);
+        const int64_t mc = ((r1 - r0 + blocks - 1) / blocks + mr - 1) / mr * mr;
+        T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(mc, mr)));
+        if (!pa) {
+#pragma omp atomic write
+            out_of_memory = true;
+        }
+#pragma omp barrier
+        bool skip;
+#pragma omp atomic read
+        skip = out_of_memory;
+        if (!skip)
+            for (int64_t jc = 0; jc < g.n; jc += nc_block) {
+                const int64_t nc = std::min<int64_t>(nc_block, g.n - jc);
+                const int64_t panels = (nc + nr - 1) / nr;
+                const int64_t jr0 = std::min(nc, panels * tj / grid.tn * nr);
+                const int64_t jr1 = std::min(nc, panels * (tj + 1) / grid.tn * nr);
+                for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
+                    const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
+                    const T beta = pc == 0 ? g.beta : T(1);
+#pragma omp for schedule(static)
+                    for (int64_t p = 0; p < panels; ++p)
+                        step.pack_b(pc, kc, jc + p * nr, int(std::min<int64_t>(nr, nc - p * nr)),
+                                    pb + p * kc * nr);
+                    // implicit barrier: B is packed
+                    const LoopStep at{jc, nc, pc, kc, jr0, jr1, panels, t, team};
+                    for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc)
+                        step.block(pa, pb, ic, std::min<int64_t>(mc, r1 - ic), at, beta);
+                    step.after(pa, pb, at, beta);
+#pragma omp barrier
+                    // every thread is done with B: it may be repacked
+                }
+            }
+    }
+    if (out_of_memory)
+        return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a packed A block");
+    return TSR_SUCCESS;
+}
+
+} // namespace tessera::cpu
