@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 
@@ -169,6 +170,97 @@ CsrMatrix one_dense_row(int64_t rows, int64_t cols, int64_t k, int64_t dense_row
     return std::move(b.m);
 }
 
+CsrMatrix dense_rows(int64_t rows, int64_t cols, int64_t k, int64_t count, uint64_t seed) {
+    Builder b("dense-rows-" + std::to_string(rows) + "x" + std::to_string(cols) + "-k" +
+                  std::to_string(k) + "-d" + std::to_string(count),
+              rows, cols, seed);
+    count = std::clamp<int64_t>(count, 0, rows);
+    std::vector<int64_t> scratch;
+    int64_t next = 0; // the next dense row's index among the `count`
+    for (int64_t i = 0; i < rows; ++i) {
+        if (next < count && i == (2 * next + 1) * rows / (2 * count)) {
+            for (int64_t j = 0; j < cols; ++j) b.add(j, b.value());
+            b.end_row();
+            ++next;
+        } else {
+            b.random_row(k, scratch);
+        }
+    }
+    return std::move(b.m);
+}
+
+CsrMatrix stencil_3d(int64_t n, int points, uint64_t seed) {
+    if (points != 7 && points != 27)
+        throw std::invalid_argument("stencil_3d: 7 or 27 points, not " + std::to_string(points));
+    Builder b("stencil" + std::to_string(points) + "-" + std::to_string(n), n * n * n, n * n * n,
+              seed);
+    b.m.col.reserve(size_t(points * n * n * n));
+    b.m.val.reserve(b.m.col.capacity());
+    for (int64_t z = 0; z < n; ++z)
+        for (int64_t y = 0; y < n; ++y)
+            for (int64_t x = 0; x < n; ++x) {
+                // Neighbours in increasing column order: dz, then dy, then dx.
+                for (int64_t dz = -1; dz <= 1; ++dz)
+                    for (int64_t dy = -1; dy <= 1; ++dy)
+                        for (int64_t dx = -1; dx <= 1; ++dx) {
+                            const int64_t off = (dz != 0) + (dy != 0) + (dx != 0);
+                            if (points == 7 && off > 1) continue;
+                            const int64_t xx = x + dx, yy = y + dy, zz = z + dz;
+                            if (xx < 0 || yy < 0 || zz < 0 || xx >= n || yy >= n || zz >= n)
+                                continue;
+                            b.add((zz * n + yy) * n + xx, b.value());
+                        }
+                b.end_row();
+            }
+    return std::move(b.m);
+}
+
+CsrMatrix rmat(int scale, int64_t edge_factor, double a, double b_, double c, uint64_t seed) {
+    if (scale < 1 || scale > 40 || a <= 0 || b_ < 0 || c < 0 || a + b_ + c >= 1)
+        throw std::invalid_argument("rmat: scale in 1..40 and a > 0, b, c >= 0, a + b + c < 1");
+    const int64_t n = int64_t(1) << scale;
+    char skew[32];
+    std::snprintf(skew, sizeof skew, "-a%02d", int(a * 100 + 0.5));
+    Builder b("rmat-" + std::to_string(scale) + "-e" + std::to_string(edge_factor) + skew, n, n,
+              seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<std::pair<int64_t, int64_t>> edges(size_t(edge_factor * n));
+    for (auto &e : edges) {
+        int64_t i = 0, j = 0;
+        for (int level = 0; level < scale; ++level) {
+            const double r = u(b.rng);
+            const int64_t bit = int64_t(1) << (scale - 1 - level);
+            if (r >= a + b_ + c) i |= bit, j |= bit; // d: lower right
+            else if (r >= a + b_) i |= bit;          // c: lower left
+            else if (r >= a) j |= bit;               // b: upper right
+        }
+        e = {i, j};
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    b.m.col.reserve(edges.size());
+    b.m.val.reserve(edges.size());
+    size_t e = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        for (; e < edges.size() && edges[e].first == i; ++e) b.add(edges[e].second, b.value());
+        b.end_row();
+    }
+    return std::move(b.m);
+}
+
+CsrMatrix block_diagonal(int64_t n, int64_t block, uint64_t seed) {
+    Builder b("blockdiag-" + std::to_string(n) + "-b" + std::to_string(block), n, n, seed);
+    block = std::max<int64_t>(1, block);
+    b.m.col.reserve(size_t(n * block));
+    b.m.val.reserve(b.m.col.capacity());
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t j0 = i / block * block, j1 = std::min(n, j0 + block);
+        for (int64_t j = j0; j < j1; ++j) b.add(j, b.value());
+        b.end_row();
+    }
+    return std::move(b.m);
+}
+
 namespace {
 
 int64_t number(const std::string &text, const std::string &spec) {
@@ -221,9 +313,39 @@ CsrMatrix generate(const std::string &spec, uint64_t seed) {
         return power_law(rows, cols, double(number(f[2], spec)), seed,
                          f.size() == 4 ? number(f[3], spec) : 0);
     }
-    throw std::invalid_argument(
-        "unknown generator '" + spec +
-        "' (laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN[:MAX])");
+    if ((f[0] == "stencil7" || f[0] == "stencil27") && f.size() == 2)
+        return stencil_3d(number(f[1], spec), f[0] == "stencil7" ? 7 : 27, seed);
+    if (f[0] == "rmat" && (f.size() == 3 || f.size() == 4)) {
+        // a in percent; b = c and d keep Graph500's proportions (0.19 : 0.19 : 0.05).
+        const double a = f.size() == 4 ? double(number(f[3], spec)) / 100.0 : 0.57;
+        if (a >= 1.0) throw std::invalid_argument("rmat: A is a percentage below 100: " + spec);
+        const double bc = (1.0 - a) * 0.19 / 0.43;
+        return rmat(int(number(f[1], spec)), number(f[2], spec), a, bc, bc, seed);
+    }
+    if (f[0] == "blockdiag" && f.size() == 3)
+        return block_diagonal(number(f[1], spec), number(f[2], spec), seed);
+    if (f[0] == "band" && (f.size() == 3 || f.size() == 4)) {
+        const int64_t fill = f.size() == 4 ? number(f[3], spec) : 100;
+        if (fill > 100) throw std::invalid_argument("band: FILL is a percentage: " + spec);
+        return banded(number(f[1], spec), number(f[2], spec), double(fill) / 100.0, seed);
+    }
+    if (f[0] == "emptyrows" && f.size() == 4) {
+        shape(f[1], spec, rows, cols);
+        const int64_t empty = number(f[3], spec);
+        if (empty >= 100) throw std::invalid_argument("emptyrows: EMPTY is a percentage: " + spec);
+        return with_empty_rows(rows, cols, number(f[2], spec), double(empty) / 100.0, seed);
+    }
+    if (f[0] == "denserows" && f.size() == 4) {
+        shape(f[1], spec, rows, cols);
+        return dense_rows(rows, cols, number(f[2], spec), number(f[3], spec), seed);
+    }
+    throw std::invalid_argument("unknown generator '" + spec + "' (" + generator_forms() + ")");
+}
+
+const char *generator_forms() {
+    return "laplacian:N, tridiagonal:N, random:ROWSxCOLS:K, powerlaw:ROWSxCOLS:MEAN[:MAX], "
+           "stencil7:N, stencil27:N, rmat:SCALE:EDGEFACTOR[:A%], blockdiag:N:BLOCK, "
+           "band:N:HALFWIDTH[:FILL%], emptyrows:ROWSxCOLS:K:EMPTY%, denserows:ROWSxCOLS:K:COUNT";
 }
 
 } // namespace tessera::bench

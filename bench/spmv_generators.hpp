@@ -1,6 +1,7 @@
-// Generated sparse matrices for tessera-bench spmv and the tests: 2D 5-point Laplacian,
-// tridiagonal, random k-per-row, power-law row lengths, banded, and shapes with empty rows
-// or one dense row. Deterministic for a given seed.
+// Generated sparse matrices for tessera-bench spmv and the tests: 2D 5-point Laplacian, 3D 7-
+// and 27-point stencils, tridiagonal, random k-per-row, power-law row lengths, R-MAT graphs,
+// dense blocks on the diagonal, banded, and shapes with empty rows or a few dense rows.
+// Deterministic for a given seed.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +36,21 @@ CsrMatrix with_empty_rows(int64_t rows, int64_t cols, int64_t k, double empty, u
 // Random k-per-row plus one completely dense row (row `dense_row`).
 CsrMatrix one_dense_row(int64_t rows, int64_t cols, int64_t k, int64_t dense_row, uint64_t seed);
 
-// A generator named on the command line: "laplacian:N", "tridiagonal:N", "random:ROWSxCOLS:K",
-// "powerlaw:ROWSxCOLS:MEAN[:MAX]"; throws std::invalid_argument with the accepted forms otherwise.
+// Random k-per-row plus `count` dense rows, evenly spaced.
+CsrMatrix dense_rows(int64_t rows, int64_t cols, int64_t k, int64_t count, uint64_t seed);
+// The 7-point (points 7) or 27-point (points 27) stencil of an n x n x n grid (n³ rows, random
+// values), rows in x-fastest order.
+CsrMatrix stencil_3d(int64_t n, int points, uint64_t seed);
+// An R-MAT (recursive Kronecker) graph of 2^scale vertices and about edge_factor·2^scale edges:
+// each edge picks one quadrant of the adjacency matrix per level with probabilities a, b, c
+// and d = 1 - a - b - c; repeated edges are kept once. Larger a: more skewed rows.
+CsrMatrix rmat(int scale, int64_t edge_factor, double a, double b, double c, uint64_t seed);
+// n rows of dense block x block blocks on the diagonal (the last block cut at n).
+CsrMatrix block_diagonal(int64_t n, int64_t block, uint64_t seed);
+
+// A generator named on the command line (generator_forms() lists them); throws
+// std::invalid_argument with the accepted forms otherwise.
 CsrMatrix generate(const std::string &spec, uint64_t seed);
+const char *generator_forms();
 
 } // namespace tessera::bench

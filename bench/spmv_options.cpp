@@ -17,6 +17,26 @@ std::vector<std::string> quick_set() {
             "powerlaw:100000x100000:11"};
 }
 
+// The corpus: every kind of structure the generators make, 12–28 M entries each (beyond the
+// caches of the machines measured), for AUTO against every format on either backend.
+std::vector<std::string> corpus_set() {
+    return {"stencil7:160",                   // 3-D 7-point, 4.1 M rows, 28 M entries
+            "stencil27:100",                  // 3-D 27-point, 1 M rows, 26 M
+            "laplacian:2048",                 // 2-D 5-point, 4.2 M rows, 21 M
+            "tridiagonal:7000000",            // 21 M
+            "band:2000000:8:60",              // random entries in a band, 21 M
+            "random:2000000x2000000:10",      // uniform, 20 M
+            "powerlaw:2200000x2200000:11",    // power-law row lengths, 24 M
+            "rmat:21:8:45",                   // R-MAT graphs, three skews, 13-16 M
+            "rmat:21:8:57",                   //
+            "rmat:20:16:70",                  //
+            "blockdiag:2500000:8",            // dense blocks on the diagonal, 20 M
+            "blockdiag:700000:24",            // 17 M
+            "blockdiag:625000:32",            // 20 M
+            "emptyrows:4000000x1000000:8:60", // rectangular, 60% empty rows, 13 M
+            "denserows:2000000x2000000:8:4"}; // four dense rows, 24 M
+}
+
 std::vector<std::string> gpu_set() {
     return {"laplacian:2000", "random:1000000x1000000:16", "powerlaw:1000000x1000000:10:100000",
             "tridiagonal:8000000"};
@@ -84,8 +104,9 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
         } else if ((set = args.take_option("--set")) || (set = args.take_option("--preset"))) {
             sets_given = true;
             for (const std::string &s : split_list(*set)) {
-                if (s != "large" && s != "shared" && s != "quick" && s != "gpu")
-                    throw UsageError("--set: '" + s + "' is not one of large, shared, quick, gpu");
+                if (s != "large" && s != "shared" && s != "quick" && s != "gpu" && s != "corpus")
+                    throw UsageError("--set: '" + s +
+                                     "' is not one of large, shared, quick, gpu, corpus");
                 sets.push_back(s);
             }
         } else if (auto v = args.take_option("--formats")) {
@@ -150,6 +171,13 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
             for (const auto &g : large_set()) o.generators.push_back(g);
         if (s == "quick")
             for (const auto &g : quick_set()) o.generators.push_back(g);
+        if (s == "corpus") {
+            for (const auto &g : corpus_set()) o.generators.push_back(g);
+            const std::string dir = default_shared_dir(); // and the shared files, where found
+            for (const auto &f : dir.empty() ? std::vector<std::string>{} : matrix_files_in(dir))
+                o.files.push_back(f);
+            if (!dtype_given) o.dtypes = {'s', 'd'};
+        }
         if (s == "gpu") {
             for (const auto &g : gpu_set()) o.generators.push_back(g);
             if (!dtype_given) o.dtypes = {'s', 'd'};
@@ -168,7 +196,7 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
 const char *spmv_usage() {
     return "usage: tessera-bench spmv [FILE.mtx ...] [--matrix F,..] [--matrices DIR] [--gen "
            "SPEC;..]\n"
-           "                          [--set large|shared|quick|gpu] [--backend cpu|cuda]\n"
+           "                          [--set large|shared|quick|gpu|corpus] [--backend cpu|cuda]\n"
            "                          [--formats csr,coo,ell,dia,hyb,auto] [--dtype s|d|both] "
            "[--index 32|64]\n"
            "                          [--op n|t|both] [--threads N] [--reps R] [--min-time S]\n"
@@ -187,14 +215,22 @@ const char *spmv_usage() {
            "  FILE.mtx, --matrix  Matrix Market files (coordinate real/integer/pattern,\n"
            "                      general/symmetric/skew-symmetric; symmetric ones expanded)\n"
            "  --matrices DIR      every .mtx file in DIR (a comma list of directories)\n"
-           "  --gen SPEC          generated: laplacian:N (2D 5-point, N^2 rows), tridiagonal:N,\n"
-           "                      random:ROWSxCOLS:K (K per row), powerlaw:ROWSxCOLS:MEAN[:MAX]\n"
+           "  --gen SPEC          generated: laplacian:N (2D 5-point, N^2 rows), stencil7:N and\n"
+           "                      stencil27:N (3D, N^3 rows), tridiagonal:N, random:ROWSxCOLS:K\n"
+           "                      (K per row), powerlaw:ROWSxCOLS:MEAN[:MAX], "
+           "rmat:SCALE:EDGES[:A%]\n"
+           "                      (2^SCALE vertices, EDGES per vertex, skew A, default 57),\n"
+           "                      blockdiag:N:BLOCK (dense blocks), band:N:HALFWIDTH[:FILL%],\n"
+           "                      emptyrows:ROWSxCOLS:K:EMPTY%, denserows:ROWSxCOLS:K:COUNT\n"
            "  --set, --preset     large (cpu default: >= 20 M nonzeros each, beyond the caches),\n"
            "                      shared (the SuiteSparse files beside the sources), quick,\n"
            "                      gpu (cuda default: laplacian:2000, random:1000000x1000000:16,\n"
            "                      powerlaw:1000000x1000000:10:100000, tridiagonal:8000000; "
            "float32\n"
-           "                      and float64 unless --dtype says otherwise)\n"
+           "                      and float64 unless --dtype says otherwise), corpus (every\n"
+           "                      generator's kind of structure at 12-28 M entries, three R-MAT\n"
+           "                      skews, three block sizes, with the shared files; float32 and\n"
+           "                      float64 unless --dtype says otherwise)\n"
            "  --backend           cpu (default) or cuda\n"
            "  --formats           formats to time (default all five and auto)\n"
            "  --dtype, --index    value type (default d) and index width (default 32)\n"

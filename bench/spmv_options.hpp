@@ -40,6 +40,7 @@ const char *spmv_usage();
 // tridiagonal 8 M).
 std::vector<std::string> large_set();
 std::vector<std::string> quick_set();
+std::vector<std::string> corpus_set();
 std::vector<std::string> gpu_set();
 // The .mtx files of a directory, sorted.
 std::vector<std::string> matrix_files_in(const std::string &dir);
