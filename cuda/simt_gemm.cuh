@@ -203,6 +203,58 @@ __device__ __forceinline__ void simt_store(const GemmParams<T> &p, int64_t m0, i
     }
 }
 
+// simt_store for a C whose columns are not 16-byte aligned (!p.vec_c), through shared memory:
+// each thread's four rows would go in four 4-byte stores, each a quarter of every 32-byte
+// sector it touches. Instead each warp puts 16 columns of its tile at a time into its own
+// slice of `smem` (the pipeline's stages, free once every warp is past the main loop), and
+// writes them back with lane l on row l of 32, each store instruction 128 consecutive bytes.
+template <typename T, int BM, int BN, int WARPS_M, int WARPS_N, int GM, int GN>
+__device__ __forceinline__ void simt_store_staged(const GemmParams<T> &p, int64_t m0, int64_t n0,
+                                                  const T (&acc)[GM * 4][GN * 4], T *smem) {
+    constexpr int WM = 32 * GM, WN = 16 * GN;
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    const int wm0 = (warp % WARPS_M) * WM, wn0 = (warp / WARPS_M) * WN;
+    const int lm = (lane % 8) * 4, ln = (lane / 8) * 4;
+    T *slice = smem + warp * (WM * 16);
+    const bool read_c = p.beta != T(0);
+    __syncthreads(); // every warp is done reading the stages
+#pragma unroll
+    for (int h = 0; h < GN; ++h) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+#pragma unroll
+            for (int g = 0; g < GM; ++g) {
+                T v[4];
+#pragma unroll
+                for (int r = 0; r < 4; ++r) v[r] = acc[g * 4 + r][h * 4 + c];
+                stg4(slice + (ln + c) * WM + g * 32 + lm, v); // 16-byte aligned: WM, lm % 4 == 0
+            }
+        __syncwarp();
+        // C's old values first, all 16·GM loads in flight at once: loads and stores to C
+        // interleaved would each wait for the one before (the compiler keeps their order).
+        T old[16][GM];
+        const int64_t j0 = n0 + wn0 + h * 16;
+#pragma unroll
+        for (int col = 0; col < 16; ++col)
+#pragma unroll
+            for (int t = 0; t < GM; ++t) {
+                const int64_t i = m0 + wm0 + t * 32 + lane;
+                old[col][t] =
+                    read_c && i < p.m && j0 + col < p.n ? p.C[i + (j0 + col) * p.ldc] : T(0);
+            }
+#pragma unroll
+        for (int col = 0; col < 16; ++col)
+#pragma unroll
+            for (int t = 0; t < GM; ++t) {
+                const int64_t i = m0 + wm0 + t * 32 + lane;
+                if (i >= p.m || j0 + col >= p.n) continue;
+                const T v = p.alpha * slice[col * WM + t * 32 + lane];
+                p.C[i + (j0 + col) * p.ldc] = read_c ? v + p.beta * old[col][t] : v;
+            }
+        __syncwarp(); // the slice is read before the next group overwrites it
+    }
+}
+
 // C = alpha·op(A)·op(B) + beta·C, one BM×BN tile per block (its slice of k under split-K);
 // with SK, the stream-K launch: each block its span of the tiles' k steps (GemmParams).
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
@@ -211,6 +263,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     simt_gemm_kernel(const GemmParams<T> whole) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *smem = reinterpret_cast<T *>(smem_raw);
+    static_assert(WARPS_M * WARPS_N * 32 * GM * 16 <= STAGES * BK * (BM + BN),
+                  "the staged store's slices fit in the pipeline's stages");
     if constexpr (!SK) {
         const GemmParams<T> p = k_slice<T, TA, TB>(whole);
         int64_t tm, tn;
@@ -218,7 +272,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
         T acc[GM * 4][GN * 4];
         simt_tile<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, TA, TB>(p, tm * BM, tn * BN,
                                                                            smem, acc);
-        simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc);
+        if (p.vec_c) simt_store<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc);
+        else simt_store_staged<T, BM, BN, WARPS_M, WARPS_N, GM, GN>(p, tm * BM, tn * BN, acc, smem);
     } else {
         const int64_t steps = (whole.k + BK - 1) / BK;
         stream_k_units(whole, steps, int(blockIdx.x), [&](int64_t i) {
