@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -22,6 +24,7 @@
 #include "staging.hpp"
 #include "state.hpp"
 #include "tile_load.cuh"
+#include "tuning.hpp"
 #include "wgmma_gemm.hpp"
 
 namespace tessera::cuda {
@@ -37,6 +40,48 @@ Overlap overlap = Overlap::automatic;
 // automatic: products of 2^33 multiply-adds or more, cut at whole 128-wide tiles; off: never
 // (the first device runs everything); on (for tests): any product, cut anywhere.
 Overlap spreading = Overlap::automatic;
+
+// The tuning tables (TESSERA_CUDA_TUNING): the built-in ones (builtin_tuning.cpp), a file's,
+// or none under `off`; each applies to devices of its multiprocessor count and compute
+// capability (tuning_for).
+std::vector<TuningTable> tuning_tables;
+
+const TuningTable *tuning_for(const DeviceInfo &dev) {
+    for (const TuningTable &t : tuning_tables)
+        if (t.sm_count == dev.sm_count && t.cc_major == dev.cc_major && t.cc_minor == dev.cc_minor)
+            return &t;
+    return nullptr;
+}
+
+// The kernel settings for this product: where every one of them is automatic and a tuning
+// table applies, the table's pick (tuning_lookup); otherwise kc as it is (the environment's
+// settings, then the rules of kernels.cu).
+template <typename T>
+KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a,
+                          const KernelChoice &kc) {
+    if (kc.split_k != 0 || kc.stream_k != StreamK::automatic || kc.tuned) return kc;
+    if constexpr (sizeof(T) == 4) {
+        if (kc.sgemm != kAutoTile || kc.math != SgemmMath::fp32) return kc;
+    } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8) {
+        return kc;
+    }
+    const TuningTable *table = tuning_for(dev);
+    if (!table) return kc;
+    const char precision = sizeof(T) == 4 ? 's' : 'd';
+    const TuningPick pick = tuning_lookup(*table, precision, a.trans_a, a.trans_b, a.m, a.n, a.k);
+    if (pick.candidate < 0) return kc;
+    const TuningCandidate &c = table->candidates[size_t(pick.candidate)];
+    KernelChoice out = kc;
+    if constexpr (sizeof(T) == 4) {
+        if (!parse_sgemm_tile(c.kernel.c_str(), &out.sgemm)) return kc;
+    } else if (!parse_dgemm_kernel(c.kernel.c_str(), &out.dgemm)) {
+        return kc;
+    }
+    out.split_k = c.split_k;
+    out.stream_k = c.stream_k == 2 ? StreamK::on : c.stream_k == 1 ? StreamK::last : StreamK::off;
+    out.tuned = &table->rows[size_t(pick.nearest)];
+    return out;
+}
 
 State *state_of(const core::ExecContext *ctx) {
     return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
@@ -146,11 +191,16 @@ cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParam
         if (sk.sk_blocks > 0)
             std::snprintf(split, sizeof split, ", stream-K over the last %lld tiles in %d spans",
                           (long long)sk.sk_tiles, sk.sk_blocks);
+        char source[96] = "";
+        if (kc.tuned)
+            std::snprintf(source, sizeof source, " (tuning table, nearest %c%c %lldx%lldx%lld)",
+                          kc.tuned->ta ? 'T' : 'N', kc.tuned->tb ? 'T' : 'N',
+                          (long long)kc.tuned->m, (long long)kc.tuned->n, (long long)kc.tuned->k);
         std::snprintf(line, sizeof line,
-                      "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld\n",
+                      "tessera: cuda kernel %s%s for %cgemm %c%c m=%lld n=%lld k=%lld%s\n",
                       gemm_kernel_name(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc), split,
                       sizeof(T) == 4 ? 's' : 'd', a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N',
-                      (long long)a.m, (long long)a.n, (long long)a.k);
+                      (long long)a.m, (long long)a.n, (long long)a.k, source);
         std::fputs(line, stderr);
     }
     if (cudaError_t e = cudaSuccess; slices > 1 && split_k_product(s, a, p, slices, &e, kc, panels))
@@ -193,10 +243,12 @@ cudaError_t compute_wgmma(State &s, const core::GemmArgs<float> &a, const float 
 
 template <typename T>
 cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B,
-                    int64_t ldb, T *C, int64_t ldc, const KernelChoice &kc) {
+                    int64_t ldb, T *C, int64_t ldc, const KernelChoice &asked) {
     if (a.alpha == T(0) || a.k == 0) return launch_scale<T>(s.stream, a.m, a.n, a.beta, C, ldc);
     if constexpr (sizeof(T) == 4)
-        if (use_wgmma(s.dev, kc)) return compute_wgmma(s, a, A, lda, B, ldb, C, ldc, kc);
+        if (use_wgmma(s.dev, asked)) return compute_wgmma(s, a, A, lda, B, ldb, C, ldc, asked);
+    // The table's pick (or the rules') for the whole product holds for its fringe and main part.
+    const KernelChoice kc = tuned_choice(s.dev, a, asked);
     // A last row (or column) of tiles at most a quarter full, in a grid of at least one full
     // wave of blocks, runs as a product of its own after the rest: in the grid it would cost
     // whole tiles, and often a whole extra wave (4097² on 256×128 tiles: 561 blocks, five
@@ -867,16 +919,49 @@ void read_one(const core::PluginHost &host, const char *name, bool (*parse)(cons
                      std::strlen(v) > 64 ? "... (cut)" : "", names, fallback);
 }
 
+// TESSERA_CUDA_TUNING: unset or `builtin`, the tables built in; `off`, none (the rules alone);
+// else a file of one table (tuning.hpp's format). A file that cannot be read or parsed gets one
+// warning, and the built-in tables.
+void read_tuning(const core::PluginHost &host) {
+    tuning_tables.clear();
+    const char *v = host.setting ? host.setting("TESSERA_CUDA_TUNING") : nullptr;
+    if (v && strcasecmp(v, "off") == 0) return;
+    if (v && *v && strcasecmp(v, "builtin") != 0) {
+        std::ifstream in(v);
+        std::ostringstream text;
+        text << in.rdbuf();
+        TuningTable t;
+        std::string why = "cannot be read";
+        if (in && parse_tuning(text.str(), &t, &why)) {
+            tuning_tables.push_back(std::move(t));
+            return;
+        }
+        std::fprintf(stderr,
+                     "tessera: warning: TESSERA_CUDA_TUNING='%.200s': %s; using the "
+                     "built-in tables\n",
+                     v, why.c_str());
+    }
+    for (int i = 0; i < kBuiltinTuningCount; ++i) {
+        TuningTable t;
+        std::string why;
+        if (parse_tuning(kBuiltinTuning[i], &t, &why)) tuning_tables.push_back(std::move(t));
+        else
+            std::fprintf(stderr, "tessera: warning: built-in tuning table %d: %s\n", i,
+                         why.c_str());
+    }
+}
+
 } // namespace
 
 void read_kernel_choice(const core::PluginHost &host) {
+    read_tuning(host);
     choice = KernelChoice{};
     read_one(host, "TESSERA_CUDA_SGEMM", parse_sgemm_tile, sgemm_tile_names(), "auto",
              &choice.sgemm);
     read_one(host, "TESSERA_CUDA_DGEMM", parse_dgemm_kernel, dgemm_kernel_names(), "auto",
              &choice.dgemm);
     read_one(host, "TESSERA_CUDA_MATH", parse_sgemm_math, sgemm_math_names(), "fp32", &choice.math);
-    read_one(host, "TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..16", "auto",
+    read_one(host, "TESSERA_CUDA_SPLITK", parse_split_k, "auto, off, 1..32", "auto",
              &choice.split_k);
     read_one(host, "TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
     read_one(host, "TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto",

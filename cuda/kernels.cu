@@ -1,102 +1,42 @@
-// The kernel instantiations (tile variants for each precision and math mode, every transpose)
-// and the choice among them: large tiles once the product has a tile for every multiprocessor.
+// The choice among the gemm kernel families (kernel_families.hpp; the SGEMM SIMT tiles of
+// gemm_tiles.hpp): the rules — large tiles once the product has a tile for every
+// multiprocessor — split-K and stream-K plans, and the small kernels around them (scaling C,
+// summing split-K slabs and stream-K pieces).
 #include "kernels.hpp"
 
 #include <strings.h>
 
 #include <cstdlib>
+#include <array>
+#include <string>
+#include <utility>
 
-#include "dmma_gemm.cuh"
-#include "simt_gemm.cuh"
-#include "smem_opt_in.cuh"
-#include "tf32_gemm.cuh"
+#include "gemm_tiles.hpp"
+#include "kernel_families.hpp"
+#include "tile_load.cuh"
 #include "wgmma_gemm.hpp"
 
 namespace tessera::cuda {
 
 namespace {
 
-// Launches `kernel` on ceil(m/BM)·ceil(n/BN) blocks with `smem` bytes of dynamic shared memory.
-template <typename T, auto kernel>
-cudaError_t launch(int bm, int bn, int threads, int smem, cudaStream_t stream, GemmParams<T> p) {
-    if (cudaError_t attr = opt_in_shared_memory<kernel>(smem); attr != cudaSuccess) return attr;
-    p.tiles_m = (p.m + bm - 1) / bm;
-    p.tiles_n = (p.n + bn - 1) / bn;
-    // Every tile, the first p.blocks of them, or the stream-K launch's p.sk_blocks spans.
-    const int64_t blocks = p.sk_blocks > 0 ? p.sk_blocks
-                           : p.blocks > 0  ? p.blocks
-                                           : p.tiles_m * p.tiles_n;
-    if (blocks > 0x7fffffff || p.splits > 65535) return cudaErrorInvalidConfiguration;
-    kernel<<<dim3(unsigned(blocks), unsigned(p.splits > 1 ? p.splits : 1)), threads, smem,
-             stream>>>(p);
-    return cudaGetLastError();
+// The SGEMM SIMT launcher of each row of kSgemmTiles, by row.
+using SimtLaunch = cudaError_t (*)(cudaStream_t, bool, bool, const GemmParams<float> &);
+template <int... I> constexpr auto simt_launchers(std::integer_sequence<int, I...>) {
+    return std::array<SimtLaunch, sizeof...(I)>{&launch_simt_sgemm_tile<I>...};
 }
+constexpr auto kSimtLaunch = simt_launchers(std::make_integer_sequence<int, kSgemmTileCount>());
+#ifdef TESSERA_SGEMM_TILE_UNITS
+static_assert(TESSERA_SGEMM_TILE_UNITS == kSgemmTileCount,
+              "cuda/CMakeLists.txt builds one compilation unit per row of kSgemmTiles");
+#endif
 
-// Launches Ops<TA, TB>::kernel (with Ops<TA, TB>::smem bytes of shared memory) for the
-// transposes asked: every kernel family below is instantiated for all four.
-template <typename T, template <bool, bool> class Ops>
-cudaError_t launch_ops(int bm, int bn, int threads, cudaStream_t stream, bool ta, bool tb,
-                       const GemmParams<T> &p) {
-    if (!ta && !tb)
-        return launch<T, Ops<false, false>::kernel>(bm, bn, threads, Ops<false, false>::smem,
-                                                    stream, p);
-    if (!ta && tb)
-        return launch<T, Ops<false, true>::kernel>(bm, bn, threads, Ops<false, true>::smem, stream,
-                                                   p);
-    if (ta && !tb)
-        return launch<T, Ops<true, false>::kernel>(bm, bn, threads, Ops<true, false>::smem, stream,
-                                                   p);
-    return launch<T, Ops<true, true>::kernel>(bm, bn, threads, Ops<true, true>::smem, stream, p);
-}
-
-// SK: the stream-K instantiations (p.sk_blocks > 0), built for the tiles stream_k_tile names.
-template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
-          int MIN_BLOCKS, bool SK>
-struct Simt {
-    template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel = simt_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN,
-                                                        STAGES, MIN_BLOCKS, TA, TB, SK>;
-        static constexpr int smem =
-            STAGES * BK * (BM + BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
-    };
-};
-
-template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int GM, int GN, int STAGES,
-          int MIN_BLOCKS, bool SK = false>
-cudaError_t simt(cudaStream_t stream, bool ta, bool tb, const GemmParams<T> &p) {
-    using S = Simt<T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN, STAGES, MIN_BLOCKS, SK>;
-    return launch_ops<T, S::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
-}
-
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK>
-struct Dmma {
-    template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel =
-            dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB, SK>;
-        static constexpr int smem = frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>();
-    };
-};
-
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK = false>
-cudaError_t dmma(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
-    using D = Dmma<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, SK>;
-    return launch_ops<double, D::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
-}
-
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS>
-struct Tf32 {
-    template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel =
-            tf32_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS, TA, TB>;
-        static constexpr int smem = frag_smem_bytes<float, BM, BN, BK, STAGES, TA, TB>();
-    };
-};
-
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int TERMS, int MIN_BLOCKS>
-cudaError_t tf32(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p) {
-    using F = Tf32<BM, BN, BK, WARPS_M, WARPS_N, STAGES, TERMS, MIN_BLOCKS>;
-    return launch_ops<float, F::template Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
-}
+constexpr int kTile128 = sgemm_tile_index("128x128"), kTile256x128 = sgemm_tile_index("256x128"),
+              kTile64 = sgemm_tile_index("64x64"), kTile64x256 = sgemm_tile_index("64x256"),
+              kTile256x64 = sgemm_tile_index("256x64"), kTileSK = sgemm_stream_k_tile();
+static_assert(kTile128 >= 0 && kTile256x128 >= 0 && kTile64 >= 0 && kTile64x256 >= 0 &&
+                  kTile256x64 >= 0,
+              "the rules' tiles are rows of kSgemmTiles");
 
 bool large_tiles(const DeviceInfo &dev, int64_t m, int64_t n) {
     return ((m + 127) / 128) * ((n + 127) / 128) >= dev.sm_count;
@@ -112,10 +52,10 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
     }
 }
 
-// The names of each enum's values, in its order, as the environment spells them.
-const char *const kSgemmTiles[] = {"auto",      "128x128", "128x128r1", "128x256", "256x128",
-                                   "128x128w4", "64x64",   "64x256",    "256x64"};
+// The DGEMM kernels' names, in DgemmKernel's order, as the environment spells them and as the
+// call log names them.
 const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64"};
+const char *const kDgemmKernelLog[] = {"", "simt-f64-64x64", "dmma-f64-128x128", "dmma-f64-64x64"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
 // C = alpha·Σ_s W_s + beta·C, one thread per element of C (m fastest: coalesced).
@@ -149,12 +89,12 @@ bool parse_name(const char *const (&names)[N], const char *name, E *out) {
 // long takes 64x256 (256x64) tiles, split-K filling the device: on such panels the 64x64 tile,
 // not the split, was the limit, and the tall tiles give each thread twice its register tile
 // (docs/journal/2026-11-cuda-gemm.md).
-SgemmTile sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, SgemmTile tile) {
-    if (tile != SgemmTile::automatic) return tile;
-    if (large_tiles(dev, m, n)) return SgemmTile::t256x128;
-    if (m <= 64 && n >= 1024) return SgemmTile::t64x256;
-    if (n <= 64 && m >= 1024) return SgemmTile::t256x64;
-    return SgemmTile::t64x64;
+int sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, int tile) {
+    if (tile != kAutoTile) return tile;
+    if (large_tiles(dev, m, n)) return kTile256x128;
+    if (m <= 64 && n >= 1024) return kTile64x256;
+    if (n <= 64 && m >= 1024) return kTile256x64;
+    return kTile64;
 }
 
 // Automatic: dmma 128x128 once there is a 128x128 tile for every multiprocessor, else 64x64
@@ -169,8 +109,11 @@ DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKerne
 
 } // namespace
 
-bool parse_sgemm_tile(const char *name, SgemmTile *out) {
-    return parse_name(kSgemmTiles, name, out);
+bool parse_sgemm_tile(const char *name, int *out) {
+    if (name && strcasecmp(name, "auto") == 0) return *out = kAutoTile, true;
+    for (int i = 0; i < kSgemmTileCount; ++i)
+        if (name && strcasecmp(name, kSgemmTiles[i].name) == 0) return *out = i, true;
+    return false;
 }
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) {
     return parse_name(kDgemmKernels, name, out);
@@ -196,28 +139,19 @@ bool parse_split_k(const char *name, int *out) {
     if (strcasecmp(name, "off") == 0) return *out = 1, true;
     char *end = nullptr;
     const long v = strtol(name, &end, 10);
-    if (end == name || *end != '\0' || v < 1 || v > 16) return false;
+    if (end == name || *end != '\0' || v < 1 || v > 32) return false;
     *out = int(v);
     return true;
 }
 
 KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                        const KernelChoice &choice) {
-    // From the registers and shared memory in ptxas's report: two blocks per multiprocessor
-    // for the 64×64 tiles and 128x128w4, one for the others.
-    KernelTile t{128, 128, 1}; // the tensor-core paths and the large SIMT tiles
+    KernelTile t{128, 128, 1}; // the tensor-core paths
     if (elem_size == 4 && use_wgmma(dev, choice)) {
         t = {kWgmmaBM, wgmma_bn(choice.math == SgemmMath::tf32x3 ? 3 : 1), 1};
     } else if (elem_size == 4 && choice.math == SgemmMath::fp32) {
-        switch (sgemm_tile(dev, m, n, choice.sgemm)) {
-        case SgemmTile::t128x256: t.bn = 256; break;
-        case SgemmTile::t256x128: t.bm = 256; break;
-        case SgemmTile::t128x128w4: t.resident = 2; break;
-        case SgemmTile::t64x64: t = {64, 64, 2}; break;
-        case SgemmTile::t64x256: t.bm = 64, t.bn = 256; break;
-        case SgemmTile::t256x64: t.bm = 256, t.bn = 64; break;
-        default: break;
-        }
+        const SimtTile &row = kSgemmTiles[sgemm_tile(dev, m, n, choice.sgemm)];
+        t = {row.bm, row.bn, row.resident};
     } else if (elem_size == 8 && dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) {
         t = {64, 64, 2};
     }
@@ -242,20 +176,21 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
 }
 // The k step (BK) of the two kernels with a stream-K form, for the plan's spans and for their
 // launches alike: a plan counting other steps than its kernel would cut a tile twice.
-constexpr int kSimtLargeBK = 8, kDmmaLargeBK = 16;
+constexpr int kSimtLargeBK = kSgemmTiles[kTileSK].bk;
 
 // Automatic: the last partial wave alone (as `last`) wherever there is one and k is at least
 // 512 deep: cut into spans shorter than a tile, the last wave takes its share of a wave's time
 // instead of a whole one, while the full waves before it keep their blocks in step along k,
 // sharing each k tile in L2 (docs/journal/2026-11-cuda-gemm.md).
-// The kernels with a stream-K form: SGEMM 256x128 and DGEMM dmma 128x128, one block per SM.
+// The kernels with a stream-K form: SGEMM's row of kSgemmTiles that has one (256x128) and DGEMM
+// dmma 128x128, one block per SM.
 StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                           const KernelChoice &choice) {
     StreamKPlan plan;
     if (choice.stream_k == StreamK::off || k <= 0) return plan;
     if (elem_size == 4) {
         if (use_wgmma(dev, choice) || choice.math != SgemmMath::fp32) return plan;
-        if (sgemm_tile(dev, m, n, choice.sgemm) != SgemmTile::t256x128) return plan;
+        if (sgemm_tile(dev, m, n, choice.sgemm) != kTileSK) return plan;
     } else {
         if (dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) return plan;
     }
@@ -301,89 +236,49 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
 }
 
 const char *sgemm_tile_names() {
-    return "auto, 128x128, 128x128r1, 128x256, 256x128, 128x128w4, 64x64, 64x256, 256x64";
+    static const std::string names = [] {
+        std::string s = "auto";
+        for (const SimtTile &t : kSgemmTiles) s += std::string(", ") + t.name;
+        return s;
+    }();
+    return names.c_str();
 }
 const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64"; }
 const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 
-// SIMT template arguments: T, BM, BN, BK, WARPS_M, WARPS_N, GM, GN (4×4 groups per thread),
-// STAGES, MIN_BLOCKS (blocks per multiprocessor the register budget is cut for). The 8×16
-// register tiles (128 accumulators) take 8-deep k steps: with 16 the compiler's hoisted
-// shared-memory reads and the copies' addresses no longer fit 255 registers. The panel tiles
-// 64x256 and 256x64 have 8 warps of 64x32 (8x8 per thread, one block per SM): with 4 warps of
-// 64x64 each thread's share of the copies' addresses spilled.
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
                          GemmParams<float> p, const KernelChoice &choice, const void *panels) {
     if (use_wgmma(dev, choice))
         return launch_wgmma_tf32(stream, p, choice.math == SgemmMath::tf32x3 ? 3 : 1, panels);
-    // The tensor-core paths (opt-in): 128×128 tiles, 2×4 warps of 64×32, one block per
-    // multiprocessor; TF32 32-deep k steps in 3 stages, 3xTF32 16-deep (its sums restart from
-    // zero every k tile) in 4.
-    if (choice.math == SgemmMath::tf32) return tf32<128, 128, 32, 2, 4, 3, 1, 1>(stream, ta, tb, p);
-    if (choice.math == SgemmMath::tf32x3)
-        return tf32<128, 128, 16, 2, 4, 4, 3, 1>(stream, ta, tb, p);
-    switch (sgemm_tile(dev, p.m, p.n, choice.sgemm)) {
-    case SgemmTile::t128x128r1:
-        return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 1>(stream, ta, tb, p);
-    case SgemmTile::t128x256: return simt<float, 128, 256, 8, 2, 4, 2, 4, 5, 1>(stream, ta, tb, p);
-    case SgemmTile::t256x128:
-        if (p.sk_blocks > 0)
-            return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1, true>(stream, ta, tb, p);
-        return simt<float, 256, 128, kSimtLargeBK, 4, 2, 2, 4, 5, 1>(stream, ta, tb, p);
-    case SgemmTile::t128x128w4:
-        return simt<float, 128, 128, 8, 2, 2, 2, 4, 5, 2>(stream, ta, tb, p);
-    case SgemmTile::t64x64: return simt<float, 64, 64, 16, 2, 2, 1, 2, 4, 1>(stream, ta, tb, p);
-    case SgemmTile::t64x256: return simt<float, 64, 256, 16, 1, 8, 2, 2, 4, 1>(stream, ta, tb, p);
-    case SgemmTile::t256x64: return simt<float, 256, 64, 16, 4, 2, 2, 2, 4, 1>(stream, ta, tb, p);
-    case SgemmTile::t128x128:
-    case SgemmTile::automatic: break;
-    }
-    return simt<float, 128, 128, 16, 2, 4, 2, 2, 4, 2>(stream, ta, tb, p);
+    if (choice.math != SgemmMath::fp32)
+        return launch_tf32_mma(choice.math == SgemmMath::tf32x3 ? 3 : 1, stream, ta, tb, p);
+    return kSimtLaunch[size_t(sgemm_tile(dev, p.m, p.n, choice.sgemm))](stream, ta, tb, p);
 }
 
-// dmma template arguments: BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS (the mma's k: m16n8k4, k8
-// or k16 on sm_90, pairs of m8n8k4 on sm_80). 128×128 tiles: 2×4 warps of 64×32 with m16n8k4,
-// four 16-deep stages (128 KiB of shared memory, one block per SM); 64×64: 2×2 warps of 32×32
-// with m16n8k8, four stages (64 KiB, two blocks per SM).
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
                          GemmParams<double> p, const KernelChoice &choice) {
     switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
-    case DgemmKernel::simt: return simt<double, 64, 64, 16, 2, 2, 1, 2, 3, 1>(stream, ta, tb, p);
-    case DgemmKernel::t64x64: return dmma<64, 64, 16, 2, 2, 4, 8>(stream, ta, tb, p);
+    case DgemmKernel::simt: return launch_simt_dgemm(stream, ta, tb, p);
+    case DgemmKernel::t64x64: return launch_dmma(false, stream, ta, tb, p);
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }
-    if (p.sk_blocks > 0) return dmma<128, 128, kDmmaLargeBK, 2, 4, 4, 4, true>(stream, ta, tb, p);
-    return dmma<128, 128, kDmmaLargeBK, 2, 4, 4, 4>(stream, ta, tb, p);
+    return launch_dmma(true, stream, ta, tb, p);
 }
 
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                              const KernelChoice &choice) {
+    (void)k;
     if (elem_size == 4) {
         if (use_wgmma(dev, choice))
             return choice.math == SgemmMath::tf32 ? "tf32-wgmma-128x256" : "tf32x3-wgmma-128x128";
         if (choice.math == SgemmMath::tf32) return "tf32-f32-128x128";
         if (choice.math == SgemmMath::tf32x3) return "tf32x3-f32-128x128";
-        switch (sgemm_tile(dev, m, n, choice.sgemm)) {
-        case SgemmTile::t128x128r1: return "simt-f32-128x128r1";
-        case SgemmTile::t128x256: return "simt-f32-128x256";
-        case SgemmTile::t256x128: return "simt-f32-256x128";
-        case SgemmTile::t128x128w4: return "simt-f32-128x128w4";
-        case SgemmTile::t64x64: return "simt-f32-64x64";
-        case SgemmTile::t64x256: return "simt-f32-64x256";
-        case SgemmTile::t256x64: return "simt-f32-256x64";
-        case SgemmTile::t128x128:
-        case SgemmTile::automatic: break;
-        }
-        return "simt-f32-128x128";
+        return kSgemmTiles[sgemm_tile(dev, m, n, choice.sgemm)].kernel;
     }
-    switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
-    case DgemmKernel::simt: return "simt-f64-64x64";
-    case DgemmKernel::t64x64: return "dmma-f64-64x64";
-    case DgemmKernel::t128x128:
-    case DgemmKernel::automatic: break;
-    }
-    return "dmma-f64-128x128";
+    DgemmKernel d = dgemm_kernel(dev, m, n, choice.dgemm);
+    if (d == DgemmKernel::automatic) d = DgemmKernel::t128x128;
+    return kDgemmKernelLog[int(d)];
 }
 
 template <typename T>
@@ -397,7 +292,8 @@ cudaError_t launch_scale(cudaStream_t stream, int64_t m, int64_t n, T beta, T *C
 template <typename T>
 cudaError_t launch_stream_k_sum(cudaStream_t stream, GemmParams<T> p, const StreamKPlan &plan) {
     // The tile, its k step and its walk of the one kernel with a stream-K form per type.
-    constexpr int BM = sizeof(T) == 4 ? 256 : 128, BN = 128;
+    constexpr int BM = sizeof(T) == 4 ? kSgemmTiles[kTileSK].bm : 128;
+    constexpr int BN = sizeof(T) == 4 ? kSgemmTiles[kTileSK].bn : 128;
     constexpr int64_t BK = sizeof(T) == 4 ? kSimtLargeBK : kDmmaLargeBK;
     constexpr int64_t GROUP = sizeof(T) == 4 ? kTileGroupRows : kDmmaTileGroupRows;
     if (plan.bm != BM || plan.bn != BN || p.sk_tiles > 0x7fffffff)

@@ -9,6 +9,7 @@
 namespace tessera::cuda {
 
 template <typename T> struct GemmParams;
+struct TuningRow;
 
 struct DeviceInfo {
     int ordinal = 0;
@@ -18,18 +19,10 @@ struct DeviceInfo {
 };
 
 // Which kernels a process runs (gemm.cu reads TESSERA_CUDA_SGEMM, TESSERA_CUDA_DGEMM and
-// TESSERA_CUDA_MATH once): `automatic` picks by shape and device; a named tile runs every shape.
-enum class SgemmTile {
-    automatic,
-    t128x128,
-    t128x128r1,
-    t128x256,
-    t256x128,
-    t128x128w4,
-    t64x64,
-    t64x256,
-    t256x64
-};
+// TESSERA_CUDA_MATH once): `automatic` picks by shape and device (a tuning table, else the
+// rules); a named tile runs every shape. An SGEMM SIMT tile is a row of kSgemmTiles
+// (gemm_tiles.hpp), kAutoTile for automatic.
+inline constexpr int kAutoTile = -1;
 enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
@@ -41,23 +34,27 @@ enum class SgemmMath { fp32, tf32, tf32x3 };
 enum class StreamK { automatic, off, on, last };
 
 struct KernelChoice {
-    SgemmTile sgemm = SgemmTile::automatic;
+    int sgemm = kAutoTile; // a row of kSgemmTiles
     DgemmKernel dgemm = DgemmKernel::automatic;
     SgemmMath math = SgemmMath::fp32;
-    int split_k = 0;   // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..16 that many slices of k
+    int split_k = 0;   // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..32 that many slices of k
     bool wgmma = true; // TESSERA_CUDA_WGMMA=off: the TF32 modes on mma.sync even on sm_90
     StreamK stream_k = StreamK::automatic; // TESSERA_CUDA_STREAMK
+    // Set where the tuning table chose the fields above for this product (gemm.cu): the
+    // training shape nearest to it, for the call log; nullptr where the rules or the
+    // environment chose.
+    const TuningRow *tuned = nullptr;
 };
 
 // Names as the environment spells them ("auto", "128x256", "simt", "tf32x3", ...), matched
 // without regard to case; false for an unknown one. *_names: the list, for warnings.
-bool parse_sgemm_tile(const char *name, SgemmTile *out);
+bool parse_sgemm_tile(const char *name, int *out);
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
 bool parse_sgemm_math(const char *name, SgemmMath *out);
-bool parse_split_k(const char *name, int *out);      // "auto", "off", or 1..16
+bool parse_split_k(const char *name, int *out);      // "auto", "off", or 1..32
 bool parse_wgmma(const char *name, bool *out);       // "auto" (true) or "off"
 bool parse_stream_k(const char *name, StreamK *out); // "auto", "off", "on"
-const char *sgemm_tile_names();
+const char *sgemm_tile_names();                      // "auto, 128x128, ..." from kSgemmTiles
 const char *dgemm_kernel_names();
 const char *sgemm_math_names();
 

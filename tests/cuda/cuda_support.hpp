@@ -20,6 +20,14 @@ inline bool env_is(const char *name, const char *value) {
     return v && strcasecmp(v, value) == 0;
 }
 
+// Whether kernels.cu's rules choose the gemm kernels in this process: the tuning tables are
+// off, or a kernel setting is forced (which the tables never override).
+inline bool rules_choose_kernels() {
+    return env_is("TESSERA_CUDA_TUNING", "off") || std::getenv("TESSERA_CUDA_SGEMM") ||
+           std::getenv("TESSERA_CUDA_DGEMM") || std::getenv("TESSERA_CUDA_SPLITK") ||
+           std::getenv("TESSERA_CUDA_STREAMK") || std::getenv("TESSERA_CUDA_MATH");
+}
+
 // Empty when the CUDA backend can run here, else why not.
 std::string cuda_unavailable();
 

@@ -213,6 +213,8 @@ TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
     if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") ||
         std::getenv("TESSERA_CUDA_MATH") || std::getenv("TESSERA_CUDA_SPLITK"))
         GTEST_SKIP() << "the fringe rule is checked with the automatic kernels";
+    if (!rules_choose_kernels())
+        GTEST_SKIP() << "the fringe rule is checked with the rules (TESSERA_CUDA_TUNING=off)";
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
@@ -278,6 +280,8 @@ TEST(CudaStreamK, CutTilesSummedOnce) {
     if (std::getenv("TESSERA_CUDA_SGEMM") || std::getenv("TESSERA_CUDA_DGEMM") ||
         std::getenv("TESSERA_CUDA_MATH") || std::getenv("TESSERA_CUDA_SPLITK"))
         GTEST_SKIP() << "stream-K is checked with the automatic kernels";
+    if (!rules_choose_kernels())
+        GTEST_SKIP() << "stream-K is checked with the rules (TESSERA_CUDA_TUNING=off)";
     int dev = 0, sms = 0;
     ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
     ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda_support.hpp"
+#include "gemm_tiles.hpp"
 
 namespace tessera::test {
 namespace {
@@ -339,15 +340,15 @@ TEST_F(CudaMath, KernelInLog) {
     else if (math_mode() == Math::tf32x3)
         sgemm = wgmma ? "tf32x3-wgmma-128x128" : "tf32x3-f32-128x128";
     else
-        for (const char *tile : {"128x128", "128x128r1", "128x256", "256x128", "128x128w4", "64x64",
-                                 "64x256", "256x64"})
-            if (env_is("TESSERA_CUDA_SGEMM", tile)) sgemm += tile;
+        for (const cuda::SimtTile &tile : cuda::kSgemmTiles)
+            if (env_is("TESSERA_CUDA_SGEMM", tile.name)) sgemm += tile.name;
     std::string dgemm = "dmma-f64-";
     if (env_is("TESSERA_CUDA_DGEMM", "simt")) dgemm = "simt-f64-64x64";
     else
         for (const char *tile : {"128x128", "64x64"})
             if (env_is("TESSERA_CUDA_DGEMM", tile)) dgemm += tile;
-    if (dgemm == "dmma-f64-") dgemm += "128x128"; // auto: k = 8 is short and the tiles are many
+    // auto: k = 8 is short and the tiles are many (the rules; a tuning table may choose another)
+    if (dgemm == "dmma-f64-" && rules_choose_kernels()) dgemm += "128x128";
 
     const int64_t n = 2048; // 256 tiles of 128×128, more than any device's multiprocessors: auto
                             // picks large tiles

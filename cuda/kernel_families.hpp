@@ -1,0 +1,33 @@
+// The gemm kernel families, each built in compilation units of its own, behind one launcher
+// each; kernels.cu chooses among them. C = alpha·op(A)·op(B) + beta·C on the device, p as
+// launch_sgemm / launch_dgemm describe it (kernels.hpp).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "tile_load.cuh"
+
+namespace tessera::cuda {
+
+// SGEMM SIMT, row I of kSgemmTiles (gemm_tiles.hpp); the stream-K launch where p.sk_blocks > 0
+// and the row has that form. Defined in simt_sgemm_tile.cuh, instantiated once per row in a
+// generated compilation unit (simt_sgemm_tile.cu.in).
+template <int I>
+cudaError_t launch_simt_sgemm_tile(cudaStream_t stream, bool ta, bool tb,
+                                   const GemmParams<float> &p);
+
+// DGEMM SIMT 64×64 (devices without FP64 tensor cores; simt_dgemm.cu).
+cudaError_t launch_simt_dgemm(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p);
+
+// DGEMM on the FP64 tensor cores (dmma_kernels.cu): 128×128 tiles (with their stream-K form,
+// p.sk_blocks > 0) or 64×64 (large == false).
+inline constexpr int kDmmaLargeBK = 16; // the 128×128 kernel's k step (stream-K plans count it)
+cudaError_t launch_dmma(bool large, cudaStream_t stream, bool ta, bool tb,
+                        const GemmParams<double> &p);
+
+// SGEMM on the TF32 tensor cores with mma.sync (tf32_kernels.cu): one term (TF32) or three
+// (3xTF32).
+cudaError_t launch_tf32_mma(int terms, cudaStream_t stream, bool ta, bool tb,
+                            const GemmParams<float> &p);
+
+} // namespace tessera::cuda

@@ -1,0 +1,175 @@
+// The CUDA gemm's tuning table: its text form (parsed, formatted, malformed lines refused with
+// their number), the nearest-shape lookup, the built-in tables, and — on a device, with
+// TESSERA_CUDA_TUNING naming tests/cuda/tuning_test.tsv — products running the kernel the table
+// names, correctly, on unaligned leading dimensions too.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cuda_support.hpp"
+#include "tuning.hpp"
+
+namespace tessera::test {
+namespace {
+
+using cuda::TuningPick;
+using cuda::TuningTable;
+
+const char *const kTable = "# a comment\n"
+                           "tessera-cuda-tuning 1\n"
+                           "device sm=132 cc=9.0 NVIDIA H100 80GB HBM3\n"
+                           "candidate s 256x128/1/off\n"
+                           "candidate s 64x64/4/off   # split-K\n"
+                           "candidate d 128x128/1/last\n"
+                           "row s NN 4096 4096 4096 0:1 1:1.4\n"
+                           "row s NT 300 200 5000 1:1 0:1.2\n"
+                           "row d TT 1000 1000 64 2:1\n";
+
+TEST(CudaTuning, ParsesAndFormatsTheSameTable) {
+    TuningTable t;
+    std::string why;
+    ASSERT_TRUE(cuda::parse_tuning(kTable, &t, &why)) << why;
+    EXPECT_EQ(t.sm_count, 132);
+    EXPECT_EQ(t.cc_major, 9);
+    EXPECT_EQ(t.cc_minor, 0);
+    EXPECT_EQ(t.device, "NVIDIA H100 80GB HBM3");
+    ASSERT_EQ(t.candidates.size(), 3u);
+    EXPECT_EQ(t.candidates[1].kernel, "64x64");
+    EXPECT_EQ(t.candidates[1].split_k, 4);
+    EXPECT_EQ(t.candidates[2].stream_k, 1);
+    EXPECT_EQ(t.candidates[2].precision, 'd');
+    ASSERT_EQ(t.rows.size(), 3u);
+    EXPECT_TRUE(t.rows[1].tb);
+    EXPECT_FALSE(t.rows[1].ta);
+    EXPECT_EQ(t.rows[1].k, 5000);
+    EXPECT_DOUBLE_EQ(t.rows[1].ratios[1].second, 1.2);
+    TuningTable again;
+    ASSERT_TRUE(cuda::parse_tuning(cuda::format_tuning(t), &again, &why)) << why;
+    EXPECT_EQ(cuda::format_tuning(again), cuda::format_tuning(t));
+}
+
+TEST(CudaTuning, MalformedTablesAreRefusedWithTheLine) {
+    const std::string head = "tessera-cuda-tuning 1\ndevice sm=132 cc=9.0 X\n"
+                             "candidate s 64x64/1/off\n";
+    const struct {
+        std::string text;
+        const char *line;
+    } bad[] = {
+        {"", "line 0"},
+        {"tessera-cuda-tuning 2\n", "line 1"},
+        {"tessera-cuda-tuning 1\n", "no 'device'"},
+        {"tessera-cuda-tuning 1\ndevice sm=0 cc=9.0 X\n", "line 2"},
+        {"tessera-cuda-tuning 1\ndevice sm=132 cc=9 X\n", "line 2"},
+        {head + "candidate s 64x64/33/off\n", "line 4"},
+        {head + "candidate s 64x64/1/sometimes\n", "line 4"},
+        {head + "candidate q 64x64/1/off\n", "line 4"},
+        {head + "row s NN 10 10 10\n", "line 4"},
+        {head + "row s NX 10 10 10 0:1\n", "line 4"},
+        {head + "row s NN 10 0 10 0:1\n", "line 4"},
+        {head + "row s NN 10 10 10 1:1\n", "line 4"},
+        {head + "row s NN 10 10 10 0:0.5\n", "line 4"},
+        {head + "row d NN 10 10 10 0:1\n", "line 4"},
+        {head + "something else\n", "line 4"},
+    };
+    for (const auto &b : bad) {
+        TuningTable t;
+        t.sm_count = 7;
+        std::string why;
+        EXPECT_FALSE(cuda::parse_tuning(b.text, &t, &why)) << b.text;
+        EXPECT_NE(why.find(b.line), std::string::npos) << why << " for:\n" << b.text;
+        EXPECT_EQ(t.sm_count, 7) << "a refused table leaves the output as it was";
+    }
+}
+
+TEST(CudaTuning, LookupTakesTheNearestShapesOfItsPrecision) {
+    TuningTable t;
+    std::string why;
+    ASSERT_TRUE(cuda::parse_tuning(kTable, &t, &why)) << why;
+    TuningPick p = cuda::tuning_lookup(t, 's', false, false, 4000, 4200, 4096);
+    EXPECT_EQ(p.candidate, 0);
+    EXPECT_EQ(p.nearest, 0);
+    p = cuda::tuning_lookup(t, 's', false, true, 310, 190, 5100);
+    EXPECT_EQ(p.candidate, 1);
+    EXPECT_EQ(p.nearest, 1);
+    // Transposes differing cost distance, not the answer, when nothing else is near.
+    p = cuda::tuning_lookup(t, 's', true, true, 300, 200, 5000);
+    EXPECT_EQ(p.candidate, 1);
+    // Out of reach: the rules decide.
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 16, 16, 16).candidate, -1);
+    EXPECT_EQ(cuda::tuning_lookup(t, 'd', false, false, 4096, 4096, 4096).candidate, -1);
+    EXPECT_EQ(cuda::tuning_lookup(t, 'd', true, true, 1000, 1000, 64).candidate, 2);
+    // A row left out (the tuner's leave-one-out check) is not its own neighbour.
+    EXPECT_EQ(cuda::tuning_lookup(t, 'd', true, true, 1000, 1000, 64, 2).candidate, -1);
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 0, 10, 10).candidate, -1);
+}
+
+TEST(CudaTuning, NeighboursVoteByTheirTimes) {
+    // Two rows near the product: candidate 0 best on one by a little, candidate 1 on the
+    // other by much; together candidate 1 costs less.
+    const std::string text = "tessera-cuda-tuning 1\ndevice sm=132 cc=9.0 X\n"
+                             "candidate s 64x64/1/off\ncandidate s 128x128/1/off\n"
+                             "row s NN 1000 1000 1000 0:1 1:1.05\n"
+                             "row s NN 1100 1100 1100 1:1 0:1.45\n"
+                             "row s NN 9000 9000 9000 0:1 1:1.45\n";
+    TuningTable t;
+    std::string why;
+    ASSERT_TRUE(cuda::parse_tuning(text, &t, &why)) << why;
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 1040, 1040, 1040).candidate, 1);
+    // Even right on the first row: its best wins there by 5%, the other loses 45% next door.
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 1000, 1000, 1000).candidate, 1);
+    // Rows out of reach do not vote; near the third row alone, its best.
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 8500, 8500, 8500).candidate, 0);
+}
+
+TEST(CudaTuning, BuiltInTablesParse) {
+    for (int i = 0; i < cuda::kBuiltinTuningCount; ++i) {
+        TuningTable t;
+        std::string why;
+        EXPECT_TRUE(cuda::parse_tuning(cuda::kBuiltinTuning[i], &t, &why)) << i << ": " << why;
+        EXPECT_FALSE(t.rows.empty());
+        EXPECT_FALSE(t.candidates.empty());
+    }
+}
+
+// With TESSERA_CUDA_TUNING=tests/cuda/tuning_test.tsv (its CTest entry): that table's one
+// candidate per precision runs near its rows, the log says so, and the products are right on
+// leading dimensions of every remainder modulo 4.
+TEST(CudaTuning, TableChoosesTheKernel) {
+    if (!std::getenv("TESSERA_CUDA_TUNING") ||
+        std::string(std::getenv("TESSERA_CUDA_TUNING")).find("tuning_test.tsv") ==
+            std::string::npos)
+        GTEST_SKIP() << "needs TESSERA_CUDA_TUNING=tests/cuda/tuning_test.tsv";
+    if (!env_is("TESSERA_VERBOSE", "1")) GTEST_SKIP() << "needs TESSERA_VERBOSE=1";
+    TSR_REQUIRE_CUDA();
+    cudaDeviceProp prop{};
+    ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+    if (prop.multiProcessorCount != 132 || prop.major != 9 || prop.minor != 0)
+        GTEST_SKIP() << "the test table is for 132-SM devices of compute capability 9.0";
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
+    ::testing::internal::CaptureStderr();
+    for (int pad = 0; pad < 4; ++pad) {
+        const GemmCase s{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 300, 200, 1000, 1.5, 0.5};
+        const GemmCase d{TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 40, 3000, 2000, -1.0, 0.0};
+        EXPECT_TRUE(run_and_check<float>(h, s, pad)) << "pad " << pad;
+        EXPECT_TRUE(run_and_check<double>(h, d, pad)) << "pad " << pad;
+    }
+    // Far from every row: the rules.
+    const GemmCase far{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 20, 20, 20, 1.0, 0.0};
+    EXPECT_TRUE(run_and_check<float>(h, far, 1));
+    tsr_destroy(h);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(log.find("tessera: cuda kernel simt-f32-64x256, k in up to 4 slices for sgemm NT "
+                       "m=300 n=200 k=1000 (tuning table, nearest NT 300x200x1000)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("tessera: cuda kernel dmma-f64-64x64 for dgemm TN m=40 n=3000 k=2000 "
+                       "(tuning table, nearest TN 40x3000x2048)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("for sgemm NN m=20 n=20 k=20\n"), std::string::npos) << log;
+}
+
+} // namespace
+} // namespace tessera::test
