@@ -188,6 +188,8 @@ void GemmBench::run_typed(const GemmCase &c,
         record.alpha = double(call.alpha);
         record.beta = double(call.beta);
         record.ld = c.ld_text();
+        record.pad_a = c.pad_a, record.pad_b = c.pad_b, record.pad_c = c.pad_c;
+        record.aligned_twin = c.aligned_twin;
         record.peak_gflops = peak;
 
         std::string why;

@@ -35,6 +35,9 @@ struct GemmRecord {
     int threads = 1;
     double alpha = 1, beta = 0;
     std::string ld; // the sweep's padded leading dimensions ("lda+3,ldb+0,ldc+7"), "" when tight
+    std::int64_t pad_a = 0, pad_b = 0, pad_c = 0; // the same as numbers
+    bool aligned_twin = false;                    // GemmCase::aligned_twin
+    std::string kernel;        // backend cuda, the sweep's worst cases: the kernel the plugin ran
     std::string status = "ok"; // "ok", "unavailable" (backend cannot run here), "failed"
     std::string message;       // why, when not ok
     std::optional<SideResult> ours, anchor, blis; // anchor: OpenBLAS (cuBLAS for backend cuda)

@@ -16,6 +16,7 @@
 #include "progress.hpp"
 #include "session.hpp"
 #include "session_json.hpp"
+#include "tune_command.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -96,8 +97,31 @@ void print_cuda_kernels(std::ostream &out, const GemmOptions &o) {
     out.flush();
 }
 
+// The kernel each CUDA summary's worst cases ran (tune_command.hpp: one untimed call each, in a
+// child process with the plugin's log on).
+void name_cuda_kernels(std::vector<SweepSummary> &sweep) {
+    for (SweepSummary &s : sweep) {
+        if (s.backend != TSR_BACKEND_CUDA) continue;
+        std::vector<GemmCase> cases;
+        for (const GemmRecord &r : s.worst_cases) {
+            GemmCase c;
+            c.shape = r.shape, c.precision = r.precision, c.layout = r.layout, c.ops = r.ops;
+            if (r.layout != TSR_COL_MAJOR) { // the same product, column-major
+                std::swap(c.shape.m, c.shape.n);
+                c.ops.transa = r.ops.transb, c.ops.transb = r.ops.transa;
+            }
+            c.pad_a = r.layout == TSR_COL_MAJOR ? r.pad_a : r.pad_b;
+            c.pad_b = r.layout == TSR_COL_MAJOR ? r.pad_b : r.pad_a;
+            c.pad_c = r.pad_c, c.beta = r.beta;
+            cases.push_back(c);
+        }
+        const std::vector<std::string> names = cuda_kernel_names(cases);
+        for (size_t i = 0; i < names.size(); ++i) s.worst_cases[i].kernel = names[i];
+    }
+}
+
 Json gemm_document(const Session &session, const GemmOptions &gemm_options,
-                   const std::vector<GemmRecord> &records) {
+                   const std::vector<GemmRecord> &records, const std::vector<SweepSummary> &sweep) {
     const CommonOptions &options = gemm_options.common;
     Json json = Json::object();
     add_session_json(json, session, options, "gemm");
@@ -121,8 +145,7 @@ Json gemm_document(const Session &session, const GemmOptions &gemm_options,
     Json &out = json["records"];
     out = Json::array();
     for (const auto &r : records) out.push_back(gemm_record_json(r));
-    if (gemm_options.sweep_count > 0)
-        json["sweep"] = sweep_json(summarize_sweep(records), options.seed);
+    if (gemm_options.sweep_count > 0) json["sweep"] = sweep_json(sweep, options.seed);
     return json;
 }
 
@@ -181,8 +204,14 @@ int run_gemm_command(ArgCursor &args) {
     }
     table.footer();
 
-    if (options.sweep_count > 0) print_sweep(log, summarize_sweep(records), options.common.seed);
-    if (json_out.wanted() && !json_out.emit(gemm_document(session, options, records))) return 1;
+    std::vector<SweepSummary> sweep;
+    if (options.sweep_count > 0) {
+        sweep = summarize_sweep(records);
+        name_cuda_kernels(sweep);
+        print_sweep(log, sweep, options.common.seed);
+    }
+    if (json_out.wanted() && !json_out.emit(gemm_document(session, options, records, sweep)))
+        return 1;
     return failed ? 1 : 0;
 }
 

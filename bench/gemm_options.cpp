@@ -132,6 +132,8 @@ GemmOptions parse_gemm_options(ArgCursor &args) {
             }
         } else if (auto v = args.take_option("--sweep")) {
             options.sweep_count = int(parse_int(*v, "--sweep", 1, 100000));
+        } else if (args.take_flag("--sweep-aligned")) {
+            options.sweep_aligned = true;
         } else if (auto v = args.take_option("--sweep-cap")) {
             options.sweep_cap = double(parse_int(*v, "--sweep-cap", 4096, std::int64_t(1) << 45));
         } else if (auto v = args.take_option("--trans")) {
@@ -213,7 +215,19 @@ std::vector<GemmCase> sweep_cases(const GemmOptions &options) {
             c.pad_a = pad(rng), c.pad_b = pad(rng), c.pad_c = pad(rng);
             c.beta = coin(rng) ? 0.5 : 0.0;
             c.backends = backends;
-            cases.push_back(std::move(c));
+            cases.push_back(c);
+            if (options.sweep_aligned) {
+                // Rows of each operand as stored (columns of a row-major one), rounded up to 32.
+                const bool col = c.layout == TSR_COL_MAJOR;
+                const bool an = c.ops.transa == TSR_OP_N, bn = c.ops.transb == TSR_OP_N;
+                const auto [m, n, k] = c.shape;
+                auto pad32 = [](std::int64_t rows) { return (rows + 31) / 32 * 32 - rows; };
+                c.pad_a = pad32(col ? (an ? m : k) : (an ? k : m));
+                c.pad_b = pad32(col ? (bn ? k : n) : (bn ? n : k));
+                c.pad_c = pad32(col ? m : n);
+                c.aligned_twin = true;
+                cases.push_back(c);
+            }
         }
     return cases;
 }
@@ -278,6 +292,8 @@ std::string gemm_usage() {
                "                    capped, random transposes, leading dimensions padded by\n"
                "                    0..7, beta 0 or 0.5; drawn from --seed; ends with a summary\n"
                "  --sweep-cap MNK   the sweep's largest m·n·k (default 1024³, 4096³ for cuda)\n"
+               "  --sweep-aligned   each sweep case again with leading dimensions padded to\n"
+               "                    multiples of 32; reports Tessera's unaligned/aligned speed\n"
                "  --dtype s|d|both  sgemm, dgemm or both (default both)\n"
                "  --trans LIST      op(A) op(B): comma list of NN, NT, TN, TT (default NN)\n"
                "  --layout LIST     col, row or both (default col); row-major calls go through\n"

@@ -40,6 +40,9 @@ struct GemmCase {
     // a non-zero beta makes every contender read C).
     std::int64_t pad_a = 0, pad_b = 0, pad_c = 0;
     double beta = 0;
+    // --sweep-aligned: the twin of the case before it, its leading dimensions padded to
+    // multiples of 32 elements instead (the same product with 16-byte aligned columns).
+    bool aligned_twin = false;
     std::string ld_text() const; // "lda+3,ldb+0,ldc+7", or "" when tight
 };
 
@@ -69,6 +72,7 @@ struct GemmOptions {
     // dimensions padded by 0..7, beta 0 or 0.5 at random); 0: no sweep.
     int sweep_count = 0;
     double sweep_cap = 0; // --sweep-cap: the largest m·n·k; 0: 1024³ on the CPU, 4096³ on CUDA
+    bool sweep_aligned = false; // --sweep-aligned: each case also with aligned leading dimensions
 };
 
 // The sweep's cases (see GemmOptions::sweep_count), in run order.

@@ -20,6 +20,12 @@ struct SweepSummary {
     double p5 = 0;      // 5th percentile (nearest rank)
     double worst = 0;
     std::vector<GemmRecord> worst_cases; // the ten lowest ratios, lowest first
+    // --sweep-aligned: Tessera's speed on each case over its speed on the case's aligned twin
+    // (the same product, leading dimensions padded to multiples of 32), and the anchor's.
+    int aligned_pairs = 0;
+    double aligned_geomean = 0, aligned_worst = 0, anchor_aligned_geomean = 0;
+    int aligned_below = 0; // pairs where Tessera lost more than 5% to the twin
+    std::vector<std::pair<double, GemmRecord>> aligned_worst_cases; // the five lowest
 };
 
 // One summary per (precision, backend) that has ratios, in the order they first appear.

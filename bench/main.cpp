@@ -14,6 +14,7 @@
 #include "spmv_command.hpp"
 #include "tessera/tessera.h"
 #include "tiny_command.hpp"
+#include "tune_command.hpp"
 
 namespace {
 
@@ -38,6 +39,8 @@ constexpr Subcommand kSubcommands[] = {
      tessera::bench::run_spmv_command},
     {"tiny", "ns per call of products up to 64 beside OpenBLAS and libxsmm",
      tessera::bench::run_tiny_command},
+    {"tune", "time the CUDA gemm's kernel settings, write its tuning table",
+     tessera::bench::run_tune_command},
 };
 
 // The commands, before the default command's own help.
