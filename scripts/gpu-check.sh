@@ -11,6 +11,11 @@
 #     bench-spmv   tessera-bench spmv --backend cuda: the gpu preset, float and double
 #     bench-multigpu  tessera-bench multigpu: host operands on one GPU and on all, beside
 #                  cuBLASXt (MULTIGPU_ARGS adds arguments, e.g. "--shapes 16384 --reps 2")
+#     tune         tessera-bench tune: the CUDA gemm's tuning table from training shapes
+#                  (TUNE_ARGS adds arguments, e.g. "--seed 1 --count 200"), in OUTDIR/tuning.tsv
+#     bench-sweep  tessera-bench --backend cuda --sweep: random shapes against cuBLAS, with the
+#                  built-in tables and with the rules alone (SWEEP_ARGS, e.g. "--sweep 300
+#                  --seed 2 --sweep-aligned")
 #     tests        ctest -L cuda (CTEST_ARGS adds arguments, e.g. "-R Stream|Fringe")
 #     sanitize     compute-sanitizer memcheck and racecheck on the gemm and SpMV tests
 # environment: TESSERA_BUILD_DIR (default build-gpu), CUDA_ARCHS (default: the project's "90;80"),
@@ -26,8 +31,8 @@ bench="$build/bin/tessera-bench"
 tests="$build/bin/tessera_cuda_tests"
 for s in "${steps[@]}"; do  # a misspelt step fails now, not after a build of minutes
   case "$s" in
-    build | bench-gemm | bench-spmv | bench-multigpu | tests | sanitize) ;;
-    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, bench-multigpu, tests, sanitize)" >&2; exit 2 ;;
+    build | bench-gemm | bench-spmv | bench-multigpu | tune | bench-sweep | tests | sanitize) ;;
+    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, bench-multigpu, tune, bench-sweep, tests, sanitize)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -59,6 +64,21 @@ step_bench_spmv() {
 step_bench_multigpu() {
   # shellcheck disable=SC2086
   "$bench" multigpu ${MULTIGPU_ARGS:-} --json "$out/multigpu.json" 2>&1 | tee "$out/bench_multigpu.log"
+}
+step_tune() {
+  # shellcheck disable=SC2086
+  "$bench" tune ${TUNE_ARGS:-} --out "$out/tuning.tsv" 2>&1 | tee "$out/tune.log"
+}
+step_bench_sweep() {
+  local args="${SWEEP_ARGS:---sweep 300 --seed 2 --sweep-aligned}" rc=0
+  # shellcheck disable=SC2086
+  "$bench" --backend cuda $args --reference sampled --min-time 0.02 --json "$out/sweep.json" \
+    > "$out/bench_sweep.log" 2>&1 || rc=1
+  # shellcheck disable=SC2086
+  TESSERA_CUDA_TUNING=off "$bench" --backend cuda $args --reference sampled --min-time 0.02 \
+    --json "$out/sweep_rules.json" > "$out/bench_sweep_rules.log" 2>&1 || rc=1
+  grep -A13 "^sweep" "$out/bench_sweep.log" "$out/bench_sweep_rules.log"
+  return $rc
 }
 step_tests() {
   # shellcheck disable=SC2086
@@ -110,6 +130,8 @@ for s in "${steps[@]}"; do
     bench-gemm) step_bench_gemm ;;
     bench-spmv) step_bench_spmv ;;
     bench-multigpu) step_bench_multigpu ;;
+    tune) step_tune ;;
+    bench-sweep) step_bench_sweep ;;
     tests) step_tests ;;
     sanitize) step_sanitize ;;
   esac
