@@ -55,15 +55,24 @@ const TuningTable *tuning_for(const DeviceInfo &dev) {
 
 // The kernel settings for this product: where every one of them is automatic and a tuning
 // table applies, the table's pick (tuning_lookup); otherwise kc as it is (the environment's
-// settings, then the rules of kernels.cu).
+// settings, then the rules of kernels.cu). `aligned`: A, B and C 16-byte aligned with leading
+// dimensions of whole vectors. Such a product with two waves or more of the rules' large tiles
+// keeps the rules (their large tiles were measured on exactly such products, the gpu preset's
+// squares): the training shapes, their leading dimensions padded at random, are nearly all
+// unaligned, and the large tiles lose more than the others to unaligned copies.
 template <typename T>
-KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a,
-                          const KernelChoice &kc) {
+KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, const KernelChoice &kc,
+                          bool aligned) {
     if (kc.split_k != 0 || kc.stream_k != StreamK::automatic || kc.tuned) return kc;
     if constexpr (sizeof(T) == 4) {
         if (kc.sgemm != kAutoTile || kc.math != SgemmMath::fp32) return kc;
     } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8) {
         return kc;
+    }
+    if (aligned) {
+        const KernelTile t = kernel_tile(dev, int(sizeof(T)), a.m, a.n, a.k, kc);
+        const int64_t tiles = ((a.m + t.bm - 1) / t.bm) * ((a.n + t.bn - 1) / t.bn);
+        if (t.bm * t.bn >= 128 * 128 && tiles >= 2 * int64_t(t.resident) * dev.sm_count) return kc;
     }
     const TuningTable *table = tuning_for(dev);
     if (!table) return kc;
@@ -248,7 +257,10 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
     if constexpr (sizeof(T) == 4)
         if (use_wgmma(s.dev, asked)) return compute_wgmma(s, a, A, lda, B, ldb, C, ldc, asked);
     // The table's pick (or the rules') for the whole product holds for its fringe and main part.
-    const KernelChoice kc = tuned_choice(s.dev, a, asked);
+    constexpr int64_t vec = 16 / int64_t(sizeof(T));
+    const bool aligned = aligned16(A) && lda % vec == 0 && aligned16(B) && ldb % vec == 0 &&
+                         aligned16(C) && ldc % vec == 0;
+    const KernelChoice kc = tuned_choice(s.dev, a, asked, aligned);
     // A last row (or column) of tiles at most a quarter full, in a grid of at least one full
     // wave of blocks, runs as a product of its own after the rest: in the grid it would cost
     // whole tiles, and often a whole extra wave (4097² on 256×128 tiles: 561 blocks, five

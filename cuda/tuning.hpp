@@ -19,10 +19,10 @@
 namespace tessera::cuda {
 
 struct TuningCandidate {
-    char precision = 's'; // 's' or 'd'
-    std::string kernel;   // as TESSERA_CUDA_SGEMM / TESSERA_CUDA_DGEMM spell it
-    int split_k = 1;      // slices of k, 1: none
-    int stream_k = 0;     // 0 off, 1 last (the partial wave), 2 on (as TESSERA_CUDA_STREAMK)
+    char precision = 's';     // 's' or 'd'
+    std::string kernel;       // as TESSERA_CUDA_SGEMM / TESSERA_CUDA_DGEMM spell it
+    int split_k = 1;          // slices of k, 1: none
+    int stream_k = 0;         // 0 off, 1 last (the partial wave), 2 on (as TESSERA_CUDA_STREAMK)
     std::string text() const; // "256x128/1/off"
 };
 
