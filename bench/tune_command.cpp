@@ -90,8 +90,8 @@ void write_cases(const std::string &path, const std::vector<GemmCase> &cases) {
     std::vector<GemmCase> cases;
     std::string p, ops;
     GemmCase c;
-    while (in >> p >> ops >> c.shape.m >> c.shape.n >> c.shape.k >> c.pad_a >> c.pad_b >>
-           c.pad_c >> c.beta) {
+    while (in >> p >> ops >> c.shape.m >> c.shape.n >> c.shape.k >> c.pad_a >> c.pad_b >> c.pad_c >>
+           c.beta) {
         c.precision = p == "d" ? Precision::f64 : Precision::f32;
         c.ops.transa = ops[0] == 'T' ? TSR_OP_T : TSR_OP_N;
         c.ops.transb = ops[1] == 'T' ? TSR_OP_T : TSR_OP_N;
@@ -124,8 +124,8 @@ int run_child(const std::vector<std::string> &args, const std::map<std::string, 
         posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
                                          O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;
-    const int started = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(),
-                                    envp.data());
+    const int started =
+        posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (started != 0) return -1;
     int status = 0;
@@ -135,8 +135,8 @@ int run_child(const std::vector<std::string> &args, const std::map<std::string, 
 
 std::string temp_path(const std::string &what) {
     const char *dir = std::getenv("TMPDIR");
-    return std::string(dir && *dir ? dir : "/tmp") + "/tessera-tune-" +
-           std::to_string(getpid()) + "-" + what;
+    return std::string(dir && *dir ? dir : "/tmp") + "/tessera-tune-" + std::to_string(getpid()) +
+           "-" + what;
 }
 
 // The candidates of one precision, in table order: every SGEMM SIMT tile (gemm_tiles.hpp) or
@@ -368,8 +368,8 @@ double geomean(const std::vector<double> &v) {
         table.rows.push_back(std::move(r));
     }
     std::ofstream out(o.out);
-    out << "# tessera-bench tune --seed " << o.seed << " --count " << o.count << " --cap "
-        << o.cap << " --min-time " << o.min_time << "\n"
+    out << "# tessera-bench tune --seed " << o.seed << " --count " << o.count << " --cap " << o.cap
+        << " --min-time " << o.min_time << "\n"
         << cuda::format_tuning(table);
     if (!out) throw std::runtime_error("cannot write " + o.out);
 
@@ -388,20 +388,20 @@ double geomean(const std::vector<double> &v) {
             const cuda::TuningPick pick = cuda::tuning_lookup(
                 table, pl, cases[i].ops.transa != TSR_OP_N, cases[i].ops.transb != TSR_OP_N,
                 cases[i].shape.m, cases[i].shape.n, cases[i].shape.k, int(this_row));
-            const double t =
-                pick.candidate >= 0 ? times[size_t(pick.candidate)][i] : rules[i];
+            const double t = pick.candidate >= 0 ? times[size_t(pick.candidate)][i] : rules[i];
             if (t > 0) loo_ratio.push_back(best[i] / t);
         }
         auto low = [](std::vector<double> v, double q) {
             std::sort(v.begin(), v.end());
             return v.empty() ? 0.0 : v[size_t(std::ceil(q * double(v.size()))) - 1];
         };
-        std::printf("%sgemm, %zu training shapes (seed %llu), speed over the best candidate's:\n"
-                    "  the rules:                      geomean %.3f, 5th percentile %.3f, worst %.3f\n"
-                    "  the table, each shape left out: geomean %.3f, 5th percentile %.3f, worst %.3f\n",
-                    precision_letter(p), rule_ratio.size(), (unsigned long long)o.seed,
-                    geomean(rule_ratio), low(rule_ratio, 0.05), low(rule_ratio, 0.0001),
-                    geomean(loo_ratio), low(loo_ratio, 0.05), low(loo_ratio, 0.0001));
+        std::printf(
+            "%sgemm, %zu training shapes (seed %llu), speed over the best candidate's:\n"
+            "  the rules:                      geomean %.3f, 5th percentile %.3f, worst %.3f\n"
+            "  the table, each shape left out: geomean %.3f, 5th percentile %.3f, worst %.3f\n",
+            precision_letter(p), rule_ratio.size(), (unsigned long long)o.seed, geomean(rule_ratio),
+            low(rule_ratio, 0.05), low(rule_ratio, 0.0001), geomean(loo_ratio),
+            low(loo_ratio, 0.05), low(loo_ratio, 0.0001));
         std::printf("  best candidate counts:");
         for (size_t c = 0; c < table.candidates.size(); ++c)
             if (table.candidates[c].precision == pl && wins[c] > 0)
