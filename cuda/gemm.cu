@@ -56,10 +56,11 @@ const TuningTable *tuning_for(const DeviceInfo &dev) {
 // The kernel settings for this product: where every one of them is automatic and a tuning
 // table applies, the table's pick (tuning_lookup); otherwise kc as it is (the environment's
 // settings, then the rules of kernels.cu). `aligned`: A, B and C 16-byte aligned with leading
-// dimensions of whole vectors. Such a product with two waves or more of the rules' large tiles
-// keeps the rules (their large tiles were measured on exactly such products, the gpu preset's
-// squares): the training shapes, their leading dimensions padded at random, are nearly all
-// unaligned, and the large tiles lose more than the others to unaligned copies.
+// dimensions of whole vectors. Such a product keeps the rules where they choose a large or a
+// panel tile (SGEMM 256x128, 64x256, 256x64; DGEMM dmma 128x128): those choices were measured
+// on aligned products (the gpu preset's squares and panels, 0.95-1.0x cuBLAS), while the
+// training shapes, their leading dimensions padded at random, are nearly all unaligned, and
+// the large tiles lose more than the small ones to unaligned copies.
 template <typename T>
 KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, const KernelChoice &kc,
                           bool aligned) {
@@ -71,8 +72,7 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
     }
     if (aligned) {
         const KernelTile t = kernel_tile(dev, int(sizeof(T)), a.m, a.n, a.k, kc);
-        const int64_t tiles = ((a.m + t.bm - 1) / t.bm) * ((a.n + t.bn - 1) / t.bn);
-        if (t.bm * t.bn >= 128 * 128 && tiles >= 2 * int64_t(t.resident) * dev.sm_count) return kc;
+        if (t.bm * t.bn >= 128 * 128) return kc;
     }
     const TuningTable *table = tuning_for(dev);
     if (!table) return kc;
