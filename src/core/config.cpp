@@ -102,6 +102,13 @@ Config read_environment() {
         }
     }
 
+    if (const char *v = env("TESSERA_SPARSE_TUNE")) {
+        if (!strcasecmp(v, "auto")) c.sparse_tune = SparseTune::automatic;
+        else if (!strcasecmp(v, "off")) c.sparse_tune = SparseTune::off;
+        else if (!strcasecmp(v, "on")) c.sparse_tune = SparseTune::on;
+        else warn("TESSERA_SPARSE_TUNE", v, "one of auto, off, on", "auto");
+    }
+
     if (const char *v = env("TESSERA_CPU_ISA")) {
         if (!strcasecmp(v, "auto")) c.cpu_isa = "auto";
         else if (!strcasecmp(v, "avx512")) c.cpu_isa = "avx512";

@@ -1,6 +1,6 @@
 // Process-wide configuration read once from the environment (TESSERA_BACKEND, TESSERA_NUM_THREADS,
 // TESSERA_VERBOSE, TESSERA_CUDA_DEVICE or a launcher's local rank, TESSERA_CPU_ISA,
-// TESSERA_STRASSEN), one warning per bad value.
+// TESSERA_STRASSEN, TESSERA_SPARSE_TUNE), one warning per bad value.
 #pragma once
 
 #include "tessera/tessera.h"
@@ -11,6 +11,10 @@ namespace tessera::core {
 // it, thread creation itself becomes the failure (OpenMP runtimes abort when it fails).
 inline constexpr int kMaxThreads = 4096;
 
+// TESSERA_SPARSE_TUNE: whether tsr_sparse_optimize's AUTO times its candidates on the CPU
+// (core/sparse_dispatch.cpp): automatic for matrices of 2^16 entries or more, never, always.
+enum class SparseTune { automatic, off, on };
+
 struct Config {
     tsr_backend backend = TSR_BACKEND_AUTO;
     int num_threads = 1;  // from TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else all cores
@@ -19,6 +23,7 @@ struct Config {
     bool cuda_device_from_rank = false; // cuda_device is a local rank (modulo the devices)
     const char *cpu_isa = "auto";       // TESSERA_CPU_ISA: auto, avx512, avx2 or generic
     int strassen_levels = 0;            // TESSERA_STRASSEN: 0 (off), 1 or 2 levels
+    SparseTune sparse_tune = SparseTune::automatic; // TESSERA_SPARSE_TUNE
 };
 
 // Read on first use (thread-safe); later changes to the environment are not seen.

@@ -3,6 +3,13 @@
 #include "core/sparse_dispatch.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
 
 #include "core/call_log.hpp"
 #include "core/config.hpp"
@@ -64,6 +71,115 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The timed choice of TSR_FORMAT_AUTO (TESSERA_SPARSE_TUNE; an inspector-executor, as MKL's
+// optimize is): every candidate the matrix admits — CSR by rows, CSR on tiles, ELL, DIA, HYB,
+// COO — converted in turn and timed on one product y = A·x (one untimed, then the best of up to
+// three; a candidate whose first timed product takes more than kGiveUp times the best so far
+// stops there), and the fastest kept. Its cost: one conversion and two to four products per
+// candidate, once. Where the structural rules (the backend's) can be wrong by a factor — a
+// matrix's cache behaviour, its machine — the product's own time decides.
+struct Candidate {
+    tsr_format format;
+    int tiled; // CSR: 1 on tiles, 0 by rows (the rows' kernel by the rows' rule)
+    const char *name;
+};
+constexpr Candidate kCandidates[] = {{TSR_FORMAT_CSR, 0, "CSR"}, {TSR_FORMAT_CSR, 1, "CSR-tiles"},
+                                     {TSR_FORMAT_ELL, 0, "ELL"}, {TSR_FORMAT_DIA, 0, "DIA"},
+                                     {TSR_FORMAT_HYB, 0, "HYB"}, {TSR_FORMAT_COO, 0, "COO"}};
+constexpr double kGiveUp = 3.0;
+// TESSERA_SPARSE_TUNE=auto times matrices of this many entries or more.
+constexpr int64_t kTuneMinEntries = int64_t(1) << 16;
+
+bool tune_applies(const Route &choice, const tsr_sparse_matrix *m) {
+    if (choice.table != route_tables.cpu || nnz_of(m) == 0 || m->rows == 0)
+        return false; // products timed by the host clock, on a matrix with entries
+    switch (config().sparse_tune) {
+    case SparseTune::off: return false;
+    case SparseTune::on: return true;
+    case SparseTune::automatic: break;
+    }
+    return nnz_of(m) >= kTuneMinEntries;
+}
+
+// The planner for one candidate: the backend's plan for that format, CSR's kernel forced.
+sparse::Planner candidate_planner(const BackendTable *table, const Candidate &c,
+                                  const std::string &reason) {
+    return
+        [table, c, reason](const sparse::Structure &s, tsr_format requested, size_t vb, size_t ib) {
+            sparse::Plan plan = plan_with(table, s, requested, vb, ib);
+            if (plan.format == TSR_FORMAT_CSR) {
+                plan.tiled = c.tiled != 0;
+                if (!plan.tiled) plan.by = sparse::kPlanByNone, plan.kernel = 0;
+            }
+            if (!reason.empty()) plan.reason = reason;
+            return plan;
+        };
+}
+
+// The best of up to three products y = A·x (after one untimed), in seconds; infinity where
+// the backend fails. Stops after one when that one exceeds `give_up`.
+template <typename T>
+double time_products(tsr_sparse_matrix *m, const Route &choice, const ExecContext &exec,
+                     double give_up) {
+    void *prepared = nullptr;
+    if (prepared_state(m, choice.table, exec, &prepared) != TSR_SUCCESS)
+        return std::numeric_limits<double>::infinity();
+    std::vector<T> x(size_t(m->cols), T(1)), y(size_t(m->rows), T(0));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = T(1) + T(i % 7) / T(8);
+    const SparseView view = view_of(m);
+    const SpmvArgs<T> args{false, T(1), x.data(), T(0), y.data(), &view, prepared};
+    auto run = entry<T>(*choice.table);
+    if (run(&exec, &args) != TSR_SUCCESS) return std::numeric_limits<double>::infinity();
+    double best = std::numeric_limits<double>::infinity();
+    for (int rep = 0; rep < 3; ++rep) {
+        const auto start = std::chrono::steady_clock::now();
+        if (run(&exec, &args) != TSR_SUCCESS) return std::numeric_limits<double>::infinity();
+        best = std::min(best, seconds_since(start));
+        if (best > give_up) break;
+    }
+    return best;
+}
+
+// Times every candidate and leaves the fastest in place (with its times as the plan's reason).
+// False, with the matrix as the rules' plan left it, when no candidate could be timed.
+bool tune_format(tsr_sparse_matrix *m, const Route &choice, const ExecContext &exec) {
+    const BackendTable *table = choice.table;
+    const std::string rules = plan_of(m).reason;
+    const char *rules_format = sparse::format_name(plan_of(m).format);
+    const bool rules_tiled = plan_of(m).tiled;
+    double best = std::numeric_limits<double>::infinity();
+    int best_index = -1;
+    std::string times;
+    for (int i = 0; i < int(std::size(kCandidates)); ++i) {
+        const Candidate &c = kCandidates[i];
+        double t = std::numeric_limits<double>::infinity();
+        try {
+            if (!sparse::apply_format(m->storage, c.format, candidate_planner(table, c, ""))
+                     .fault.empty())
+                continue; // refused (padding, stored zeros)
+            release_prepared(m);
+            const double give_up = kGiveUp * best;
+            t = m->dtype == TSR_F32 ? time_products<float>(m, choice, exec, give_up)
+                                    : time_products<double>(m, choice, exec, give_up);
+        } catch (const std::bad_alloc &) {
+            continue; // this candidate does not fit in memory; the others may
+        }
+        if (!std::isfinite(t)) continue;
+        char item[64];
+        std::snprintf(item, sizeof item, "%s%s %.3g ms", times.empty() ? "" : ", ", c.name,
+                      t * 1e3);
+        times += item;
+        if (t < best) best = t, best_index = i;
+    }
+    release_prepared(m);
+    if (best_index < 0) return false;
+    const Candidate &c = kCandidates[best_index];
+    const std::string reason = std::string("timed: ") + times + " (the rules: " + rules_format +
+                               (rules_tiled ? "-tiles" : "") + ", " + rules + ")";
+    return sparse::apply_format(m->storage, c.format, candidate_planner(table, c, reason))
+        .fault.empty();
+}
+
 } // namespace
 
 tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format format) {
@@ -88,6 +204,16 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
 
     // The backend prepares its own data now, so that the first product does not pay for it.
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
+    if (format == TSR_FORMAT_AUTO && tune_applies(choice, m) && !tune_format(m, choice, exec)) {
+        // Nothing could be timed: back to the rules' plan.
+        applied = sparse::apply_format(
+            m->storage, format,
+            [table](const sparse::Structure &s, tsr_format requested, size_t vb, size_t ib) {
+                return plan_with(table, s, requested, vb, ib);
+            });
+        if (!applied.fault.empty())
+            return fail(TSR_ERR_INTERNAL, "tsr_sparse_optimize: %s", applied.fault.c_str());
+    }
     void *state = nullptr;
     tsr_status s = prepared_state(m, choice.table, exec, &state);
     if (s != TSR_SUCCESS)

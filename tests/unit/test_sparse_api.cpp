@@ -430,6 +430,52 @@ TEST(SparseProduct, ManyThreadsOnOneMatrix) {
     }
 }
 
+// Run by CTest with TESSERA_SPARSE_TUNE=on and TESSERA_VERBOSE=1 (sparse_tune): AUTO times
+// every candidate the matrix admits and keeps the fastest, the log lists their times and the
+// rules' choice, and products in the kept format are right, N and T, float and double. A
+// matrix with a stored zero never tries DIA; one whose ELL would be mostly padding never ELL.
+TEST(SparseVerbose, TimedAutoKeepsTheFastest) {
+    const char *tune = std::getenv("TESSERA_SPARSE_TUNE");
+    const char *v = std::getenv("TESSERA_VERBOSE");
+    if (!tune || std::strcmp(tune, "on") != 0 || !v || std::strcmp(v, "1") != 0)
+        GTEST_SKIP() << "needs TESSERA_SPARSE_TUNE=on and TESSERA_VERBOSE=1 (ctest sparse_tune)";
+    Entries banded = tessera::test::from_csr(tessera::bench::tridiagonal(3000, 1));
+    banded.val[5] = 0.0; // a stored zero: DIA is refused
+    const Entries skewed =
+        tessera::test::from_csr(tessera::bench::one_dense_row(2000, 2000, 2, 7, 1));
+    int round = 0;
+    for (const Entries *e : std::initializer_list<const Entries *>{&banded, &skewed})
+        for (tsr_dtype dtype : {TSR_F32, TSR_F64}) {
+            tsr_sparse A = nullptr;
+            ASSERT_EQ(dtype == TSR_F32 ? tessera::test::create_matrix<float>(
+                                             nullptr, *e, TSR_INDEX_I32, Door::csr, &A)
+                                       : tessera::test::create_matrix<double>(
+                                             nullptr, *e, TSR_INDEX_I64, Door::coo, &A),
+                      TSR_SUCCESS);
+            ::testing::internal::CaptureStderr();
+            ASSERT_EQ(tsr_sparse_optimize(nullptr, A, TSR_FORMAT_AUTO), TSR_SUCCESS);
+            const std::string log = ::testing::internal::GetCapturedStderr();
+            EXPECT_NE(log.find("timed: CSR "), std::string::npos) << log;
+            EXPECT_NE(log.find("CSR-tiles "), std::string::npos) << log;
+            EXPECT_NE(log.find("(the rules: "), std::string::npos) << log;
+            if (e == &banded) EXPECT_EQ(log.find(", DIA "), std::string::npos) << log;
+            else EXPECT_EQ(log.find(", ELL "), std::string::npos) << log;
+            tsr_format f = TSR_FORMAT_AUTO;
+            ASSERT_EQ(tsr_sparse_get_format(A, &f), TSR_SUCCESS);
+            EXPECT_NE(f, TSR_FORMAT_AUTO);
+            for (tsr_op op : {TSR_OP_N, TSR_OP_T}) {
+                const uint64_t seed = uint64_t(100 + round++);
+                if (dtype == TSR_F32)
+                    EXPECT_TRUE(
+                        tessera::test::check_product<float>(nullptr, A, *e, {op, 1.5, 0.5}, seed));
+                else
+                    EXPECT_TRUE(tessera::test::check_product<double>(nullptr, A, *e,
+                                                                     {op, -2.0, 0.0}, seed));
+            }
+            tsr_sparse_destroy(A);
+        }
+}
+
 // Run by CTest with TESSERA_VERBOSE=1 (the variable is read once per process).
 TEST(SparseVerbose, OptimizeAndProductsAreLogged) {
     const char *v = std::getenv("TESSERA_VERBOSE");
