@@ -63,6 +63,8 @@ const core::BackendTable table = {
     sparse_kernel_name,
     table_synchronize,
     table_set_devices,
+    nullptr, // spmm_f32
+    nullptr, // spmm_f64
 };
 
 char reason[512];

@@ -301,7 +301,8 @@ TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan);
  *
  * The matrix is held as CSR until tsr_sparse_optimize() chooses another format.
  *
- * @param handle a handle from tsr_create(), or NULL for the default handle.
+ * @param handle not used: a matrix belongs to no handle, and the backend that runs a product
+ *               is the product's handle's (any handle, or NULL).
  * @param[out] matrix receives the new matrix; untouched on failure.
  * @param dtype `TSR_F32` or `TSR_F64`: the type of @p values and of the products' vectors.
  * @param itype `TSR_INDEX_I32` (int32_t arrays) or `TSR_INDEX_I64` (int64_t arrays).
@@ -321,11 +322,46 @@ TSR_API tsr_status tsr_sparse_create_csr(tsr_handle handle, tsr_sparse *matrix, 
                                          const void *values);
 
 /**
+ * Creates a sparse matrix that uses the caller's CSR arrays in place, without copying them (as
+ * `cusparseCreateCsr` and Eigen's `Map` do): for a large matrix held once already, no second
+ * copy of its entries is made.
+ *
+ * **Lifetime rule:** @p row_ptr, @p col_idx and @p values must stay valid, and must not be
+ * changed, until tsr_sparse_destroy() returns for this matrix. The library never writes them.
+ * Formats other than CSR, which tsr_sparse_optimize() may choose, are the library's own
+ * arrays made from them; the CUDA backend copies the matrix to the device as it does for any
+ * matrix.
+ *
+ * The arrays must already be in the canonical form the library keeps: host memory, columns
+ * strictly ascending inside each row (no duplicates). Besides the checks of
+ * tsr_sparse_create_csr(), a row that is not strictly ascending is refused with
+ * ::TSR_ERR_INVALID_ARGUMENT naming it; tsr_sparse_create_csr() accepts such input (it sorts
+ * a copy).
+ *
+ * @param handle not used: a matrix belongs to no handle (any handle, or NULL).
+ * @param[out] matrix receives the new matrix; untouched on failure.
+ * @param dtype `TSR_F32` or `TSR_F64`: the type of @p values.
+ * @param itype `TSR_INDEX_I32` or `TSR_INDEX_I64`: the type of @p row_ptr and @p col_idx.
+ * @param rows rows of the matrix (>= 0).
+ * @param cols columns of the matrix (>= 0).
+ * @param nnz stored entries (>= 0).
+ * @param row_ptr rows + 1 offsets, as for tsr_sparse_create_csr().
+ * @param col_idx nnz column indices, strictly ascending inside each row.
+ * @param values nnz values of type @p dtype.
+ * @return ::TSR_ERR_INVALID_ARGUMENT for a bad argument, ::TSR_ERR_OUT_OF_MEMORY when the
+ *         matrix's own small bookkeeping cannot be allocated.
+ */
+TSR_API tsr_status tsr_sparse_create_csr_view(tsr_handle handle, tsr_sparse *matrix,
+                                              tsr_dtype dtype, tsr_index_type itype, int64_t rows,
+                                              int64_t cols, int64_t nnz, const void *row_ptr,
+                                              const void *col_idx, const void *values);
+
+/**
  * Creates a sparse matrix from coordinate (COO) arrays (0-based), in any order. Duplicate
  * coordinates are summed. The library copies the arrays. The checks are those of
  * tsr_sparse_create_csr(), with every row index inside `[0, rows)`.
  *
- * @param handle a handle from tsr_create(), or NULL for the default handle.
+ * @param handle not used, as for tsr_sparse_create_csr().
  * @param[out] matrix receives the new matrix; untouched on failure.
  * @param dtype `TSR_F32` or `TSR_F64`.
  * @param itype `TSR_INDEX_I32` or `TSR_INDEX_I64`: the type of @p row_idx and @p col_idx.
@@ -414,6 +450,54 @@ TSR_API tsr_status tsr_sspmv(tsr_handle handle, tsr_op op, float alpha, tsr_spar
  */
 TSR_API tsr_status tsr_dspmv(tsr_handle handle, tsr_op op, double alpha, tsr_sparse A,
                              const double *x, double beta, double *y);
+
+/**
+ * Y = alpha·op(A)·X + beta·Y for a sparse A of type `TSR_F32` and dense blocks X and Y of
+ * @p k columns (a sparse × dense product, SpMM).
+ *
+ * op(A) is as for tsr_sspmv(): X has `in` rows and Y `out` rows, where (in, out) is (cols,
+ * rows) of A for `TSR_OP_N` and (rows, cols) for `TSR_OP_T` or `TSR_OP_C`. With
+ * `TSR_COL_MAJOR`, X(i, j) is `X[i + j·ldx]` and ldx >= max(1, in), likewise Y with ldy >=
+ * max(1, out); with `TSR_ROW_MAJOR`, X(i, j) is `X[i·ldx + j]` and ldx >= max(1, k), likewise
+ * Y with ldy >= max(1, k).
+ *
+ * Whatever format tsr_sparse_optimize() chose for the products with vectors, these run on
+ * the matrix's CSR (a transposed product on a CSR copy of Aᵀ, made on the first one and
+ * kept). The rules of alpha and beta are those of tsr_sspmv(): alpha == 0 reads neither A nor
+ * X; beta == 0 never reads Y; Y's elements between the rows (or columns) of its leading
+ * dimension are not touched. X and Y must not overlap (refused). On the CUDA backend X and Y
+ * may be device or host memory, as for tsr_sspmv().
+ *
+ * @param handle a handle from tsr_create(), or NULL for the default handle.
+ * @param layout `TSR_COL_MAJOR` or `TSR_ROW_MAJOR`: the storage of X and Y.
+ * @param op `TSR_OP_N`, `TSR_OP_T` or `TSR_OP_C`.
+ * @param k columns of X and Y (>= 0; 0 returns at once).
+ * @param alpha scale of the product.
+ * @param A the matrix, of type `TSR_F32`.
+ * @param X the dense input block; not read when alpha == 0 or A has no entries.
+ * @param ldx leading dimension of X.
+ * @param beta scale of Y on input.
+ * @param Y the dense output block.
+ * @param ldy leading dimension of Y.
+ * @return ::TSR_ERR_INVALID_ARGUMENT for a bad layout, op, size or leading dimension, a NULL
+ *         pointer, overlapping X and Y, or a matrix of another type; nothing is written then.
+ */
+TSR_API tsr_status tsr_sspmm(tsr_handle handle, tsr_layout layout, tsr_op op, int64_t k,
+                             float alpha, tsr_sparse A, const float *X, int64_t ldx, float beta,
+                             float *Y, int64_t ldy);
+
+/**
+ * Y = alpha·op(A)·X + beta·Y for a sparse A of type `TSR_F64`; the rules are those of
+ * tsr_sspmm() with double in place of float.
+ * @param handle see tsr_sspmm() @param layout see tsr_sspmm() @param op see tsr_sspmm()
+ * @param k see tsr_sspmm() @param alpha see tsr_sspmm() @param A the matrix, of type `TSR_F64`.
+ * @param X see tsr_sspmm() @param ldx see tsr_sspmm() @param beta see tsr_sspmm()
+ * @param Y see tsr_sspmm() @param ldy see tsr_sspmm()
+ * @return as tsr_sspmm().
+ */
+TSR_API tsr_status tsr_dspmm(tsr_handle handle, tsr_layout layout, tsr_op op, int64_t k,
+                             double alpha, tsr_sparse A, const double *X, int64_t ldx, double beta,
+                             double *Y, int64_t ldy);
 
 /**@}*/
 

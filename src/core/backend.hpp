@@ -13,7 +13,7 @@
 #include "sparse/structure.hpp"
 #include "tessera/tessera.h"
 
-#define TESSERA_BACKEND_ABI 5
+#define TESSERA_BACKEND_ABI 6
 #define TESSERA_ABI_PASTE2(a, b) a##b
 #define TESSERA_ABI_PASTE(a, b) TESSERA_ABI_PASTE2(a, b)
 #define TESSERA_ABI_STRING2(x) #x
@@ -94,6 +94,23 @@ template <typename T> struct SpmvArgs {
     void *prepared;
 };
 
+// Y = alpha·op(A)·X + beta·Y for a sparse A and dense blocks X, Y of k columns (SpMM), with the
+// layout of X and Y: row-major X(i, j) = X[i·ldx + j], column-major X(i, j) = X[i + j·ldx].
+// Called only when op(A) has rows and k > 0; the rules of alpha and beta are SpmvArgs's.
+template <typename T> struct SpmmArgs {
+    bool trans;
+    bool row_major;
+    int64_t k;
+    T alpha;
+    const T *X;
+    int64_t ldx;
+    T beta;
+    T *Y;
+    int64_t ldy;
+    const SparseView *A; // its values are of type T
+    void *prepared;
+};
+
 // What a backend knows about the calling handle.
 struct ExecContext {
     int num_threads;                   // >= 1; already 1 inside an OpenMP parallel region
@@ -169,6 +186,10 @@ struct BackendTable {
     // ordinals, the first the state's own device; count 0: every device of the host. A bad
     // list leaves the state as it was. nullptr: one device per state.
     tsr_status (*set_devices)(void *state, int count, const int *ids);
+    // Sparse × dense products (since version 6), on the matrix's prepared data; a backend with
+    // sparse support fills in both.
+    tsr_status (*spmm_f32)(const ExecContext *ctx, const SpmmArgs<float> *args);
+    tsr_status (*spmm_f64)(const ExecContext *ctx, const SpmmArgs<double> *args);
 };
 
 // What the core hands a plugin when it loads it: the settings it read for it, so that every
@@ -189,9 +210,9 @@ using CudaEntry = const BackendTable *(*)(const PluginHost *host, const char **w
 template <typename T>
 inline constexpr bool kPlain = std::is_standard_layout_v<T> &&std::is_trivially_copyable_v<T>;
 static_assert(kPlain<GemmArgs<float>> && kPlain<GemmArgs<double>> && kPlain<SpmvArgs<float>> &&
-                  kPlain<SpmvArgs<double>> && kPlain<SparseView> && kPlain<ExecContext> &&
-                  kPlain<BackendTable> && kPlain<PluginHost> && kPlain<SparsePlanRequest> &&
-                  kPlain<SparsePlanAnswer>,
+                  kPlain<SpmvArgs<double>> && kPlain<SpmmArgs<float>> && kPlain<SpmmArgs<double>> &&
+                  kPlain<SparseView> && kPlain<ExecContext> && kPlain<BackendTable> &&
+                  kPlain<PluginHost> && kPlain<SparsePlanRequest> && kPlain<SparsePlanAnswer>,
               "the backend boundary holds plain structs only");
 
 } // namespace tessera::core

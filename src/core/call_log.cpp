@@ -39,14 +39,16 @@ void log_gemv(const GemvTrace &t, const char *backend, const char *why, int thre
 
 void log_spmv(const SpmvTrace &t, const char *backend, const char *why, int threads,
               double seconds) {
-    double gflops = seconds > 0 ? 2.0 * double(t.nnz) / seconds * 1e-9 : 0.0;
-    char line[360];
+    double gflops = seconds > 0 ? 2.0 * double(t.nnz) * double(t.k) / seconds * 1e-9 : 0.0;
+    char columns[32] = "";
+    if (t.k != 1) std::snprintf(columns, sizeof columns, " k=%lld", (long long)t.k);
+    char line[400];
     std::snprintf(line, sizeof line,
-                  "tessera: %s %c rows=%lld cols=%lld nnz=%lld format=%s/%s backend=%s threads=%d "
-                  "time=%.3es %.2f GFLOP/s%s%s%s\n",
-                  t.routine, t.op, (long long)t.rows, (long long)t.cols, (long long)t.nnz, t.format,
-                  t.kernel, backend, threads, seconds, gflops, why ? " (" : "", why ? why : "",
-                  why ? ")" : "");
+                  "tessera: %s %c rows=%lld cols=%lld nnz=%lld%s format=%s/%s backend=%s "
+                  "threads=%d time=%.3es %.2f GFLOP/s%s%s%s\n",
+                  t.routine, t.op, (long long)t.rows, (long long)t.cols, (long long)t.nnz, columns,
+                  t.format, t.kernel, backend, threads, seconds, gflops, why ? " (" : "",
+                  why ? why : "", why ? ")" : "");
     std::fputs(line, stderr);
 }
 

@@ -23,10 +23,11 @@ void log_gemv(const GemvTrace &trace, const char *backend, const char *why, int 
 
 // A sparse product as the user called it, and the format and kernel it ran with.
 struct SpmvTrace {
-    const char *routine; // "sspmv", "dspmv"
+    const char *routine; // "sspmv", "dspmv", "sspmm", "dspmm"
     char op;             // 'N', 'T' or 'C'
     int64_t rows, cols, nnz;
     const char *format, *kernel;
+    int64_t k = 1; // columns of a block product (spmm); 1 for spmv
 };
 void log_spmv(const SpmvTrace &trace, const char *backend, const char *why, int threads,
               double seconds);

@@ -227,24 +227,38 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
     return TSR_SUCCESS;
 }
 
-template <typename T>
-tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_sparse_matrix *A,
-                const T *x, T beta, T *y) {
+namespace {
+
+template <typename T> auto block_entry(const BackendTable &t) {
+    if constexpr (sizeof(T) == 4) return t.spmm_f32;
+    else return t.spmm_f64;
+}
+
+// A product with vectors (k == 1, spmv) or blocks (spmm) on the handle's backend: the quick
+// returns, the route, the prepared data and the log. `call(table, exec, view, prepared)` runs
+// the backend's entry.
+template <typename T, typename Call>
+tsr_status product(tsr_context *ctx, const char *routine, tsr_op op, T alpha, T beta,
+                   tsr_sparse_matrix *A, int64_t k, const void *in, const void *out, Call &&call) {
     if (!ctx) ctx = default_context();
     if (!ctx) return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", routine);
     const bool verbose = config().verbose;
     const bool trans = op != TSR_OP_N;
     const char op_letter = op == TSR_OP_N ? 'N' : op == TSR_OP_T ? 'T' : 'C';
+    auto traced = [&](const BackendTable *table) {
+        SpmvTrace t = trace_of(A, routine, op_letter, table);
+        t.k = k;
+        return t;
+    };
 
     const int64_t out_rows = trans ? A->cols : A->rows;
-    if (out_rows == 0 || (alpha == T(0) && beta == T(1))) {
-        if (verbose)
-            log_spmv(trace_of(A, routine, op_letter, nullptr), "none", "quick return", 0, 0.0);
+    if (out_rows == 0 || k == 0 || (alpha == T(0) && beta == T(1))) {
+        if (verbose) log_spmv(traced(nullptr), "none", "quick return", 0, 0.0);
         return TSR_SUCCESS;
     }
 
     Route choice;
-    if (tsr_status s = route(ctx, {Work::sparse, routine, 0, 0, 0, 0, {x, y, nullptr}}, &choice);
+    if (tsr_status s = route(ctx, {Work::sparse, routine, 0, 0, 0, 0, {in, out, nullptr}}, &choice);
         s != TSR_SUCCESS)
         return s;
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
@@ -253,29 +267,64 @@ tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_s
         return fail(s, "%s: backend %s cannot prepare the matrix: %s", routine, choice.table->name,
                     choice.table->last_error ? choice.table->last_error() : last_error());
     const SparseView view = view_of(A);
-    SpmvArgs<T> args{trans, alpha, x, beta, y, &view, prepared};
-    auto run = entry<T>(*choice.table);
     // A plugin keeps its failure detail to itself: carry it into this library's message.
     auto detail = [&](tsr_status s) {
         if (s != TSR_SUCCESS && choice.table->last_error)
             return fail(s, "%s: %s", routine, choice.table->last_error());
         return s;
     };
-    if (!verbose) return detail(run(&exec, &args));
+    if (!verbose) return detail(call(*choice.table, exec, view, prepared));
 
     const auto start = std::chrono::steady_clock::now();
-    tsr_status status = detail(run(&exec, &args));
+    tsr_status status = detail(call(*choice.table, exec, view, prepared));
     // A product on device vectors returns once queued: the log times it to its end.
     if (status == TSR_SUCCESS && choice.table->synchronize)
         status = detail(choice.table->synchronize(choice.state));
-    log_spmv(trace_of(A, routine, op_letter, choice.table), choice.table->name, choice.why,
-             exec.num_threads, seconds_since(start));
+    log_spmv(traced(choice.table), choice.table->name, choice.why, exec.num_threads,
+             seconds_since(start));
     return status;
+}
+
+} // namespace
+
+template <typename T>
+tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_sparse_matrix *A,
+                const T *x, T beta, T *y) {
+    return product<T>(ctx, routine, op, alpha, beta, A, 1, x, y,
+                      [&](const BackendTable &table, const ExecContext &exec,
+                          const SparseView &view, void *prepared) {
+                          const SpmvArgs<T> args{op != TSR_OP_N, alpha,   x, beta, y,
+                                                 &view,          prepared};
+                          return entry<T>(table)(&exec, &args);
+                      });
+}
+
+template <typename T>
+tsr_status spmm(tsr_context *ctx, const char *routine, tsr_layout layout, tsr_op op, int64_t k,
+                T alpha, tsr_sparse_matrix *A, const T *X, int64_t ldx, T beta, T *Y, int64_t ldy) {
+    return product<T>(
+        ctx, routine, op, alpha, beta, A, k, X, Y,
+        [&](const BackendTable &table, const ExecContext &exec, const SparseView &view,
+            void *prepared) {
+            if (!block_entry<T>(table))
+                return fail(TSR_ERR_NOT_SUPPORTED, "%s: backend %s has no sparse x dense product",
+                            routine, table.name);
+            const SpmmArgs<T> args{
+                op != TSR_OP_N, layout == TSR_ROW_MAJOR, k, alpha, X, ldx, beta, Y, ldy, &view,
+                prepared};
+            return block_entry<T>(table)(&exec, &args);
+        });
 }
 
 template tsr_status spmv<float>(tsr_context *, const char *, tsr_op, float, tsr_sparse_matrix *,
                                 const float *, float, float *);
 template tsr_status spmv<double>(tsr_context *, const char *, tsr_op, double, tsr_sparse_matrix *,
                                  const double *, double, double *);
+template tsr_status spmm<float>(tsr_context *, const char *, tsr_layout, tsr_op, int64_t, float,
+                                tsr_sparse_matrix *, const float *, int64_t, float, float *,
+                                int64_t);
+template tsr_status spmm<double>(tsr_context *, const char *, tsr_layout, tsr_op, int64_t, double,
+                                 tsr_sparse_matrix *, const double *, int64_t, double, double *,
+                                 int64_t);
 
 } // namespace tessera::core

@@ -15,4 +15,9 @@ template <typename T>
 tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_sparse_matrix *A,
                 const T *x, T beta, T *y);
 
+// Y = alpha·op(A)·X + beta·Y for dense blocks of k columns; arguments already checked.
+template <typename T>
+tsr_status spmm(tsr_context *ctx, const char *routine, tsr_layout layout, tsr_op op, int64_t k,
+                T alpha, tsr_sparse_matrix *A, const T *X, int64_t ldx, T beta, T *Y, int64_t ldy);
+
 } // namespace tessera::core

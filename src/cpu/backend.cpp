@@ -9,6 +9,7 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
 // The sparse products (spmv_backend.cpp).
 tsr_status sparse_prepare(const core::ExecContext *ctx, const core::SparseView *A, void **prepared);
 template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::SpmvArgs<T> *a);
+template <typename T> tsr_status spmm(const core::ExecContext *ctx, const core::SpmmArgs<T> *a);
 void sparse_release(void *prepared);
 void sparse_plan(const core::SparsePlanRequest *q, core::SparsePlanAnswer *a);
 const char *sparse_kernel_name(const core::SparseView *A);
@@ -31,7 +32,9 @@ const core::BackendTable &backend() {
                                           sparse_plan,
                                           sparse_kernel_name,
                                           nullptr,
-                                          nullptr};
+                                          nullptr,
+                                          spmm<float>,
+                                          spmm<double>};
     return table;
 }
 

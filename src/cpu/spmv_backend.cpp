@@ -1,5 +1,6 @@
-// The CPU backend's sparse entries: its per-matrix data (for transposed products) and the
-// product itself, which hands the matrix's current format to the matching kernel.
+// The CPU backend's sparse entries: its per-matrix data (for transposed products), the product
+// with vectors, which hands the matrix's current format to the matching kernel, and the
+// product with blocks, which runs on CSR.
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -8,7 +9,9 @@
 #include <variant>
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/spmm_kernels.hpp"
 #include "cpu/spmv_kernels.hpp"
 #include "cpu/spmv_transpose.hpp"
 #include "cpu/spmv_rules.hpp"
@@ -79,11 +82,14 @@ struct SparsePrepared {
 
 namespace {
 
+// The CSR copy of Aᵀ: made on the second transposed product with vectors, or at once for a
+// product with blocks (`at_once`: each of its columns would pay for the scatter); nullptr while
+// not made, or where there is no memory for it.
 template <typename V, typename I>
 const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Typed<V, I> &t,
-                                           int threads) {
-    if (p.transposed_products.fetch_add(1, std::memory_order_relaxed) <
-            kScatterProductsBeforeCopy ||
+                                           int threads, bool at_once = false) {
+    if ((!at_once && p.transposed_products.fetch_add(1, std::memory_order_relaxed) <
+                         kScatterProductsBeforeCopy) ||
         p.copy_failed.load(std::memory_order_relaxed))
         return nullptr;
     try {
@@ -161,7 +167,58 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
         static_cast<const sparse::Storage *>(a.A->owner)->typed);
 }
 
+// Sparse × dense: the CSR kernels of spmm.cpp on A's canonical CSR, or on the CSR of Aᵀ.
+template <typename T> tsr_status spmm(const core::ExecContext *ctx, const core::SpmmArgs<T> *p) {
+    const core::SpmmArgs<T> &a = *p;
+    auto *prepared = static_cast<SparsePrepared *>(a.prepared);
+    return std::visit(
+        [&](const auto &t) {
+            using V = typename std::decay_t<decltype(t)>::value_type;
+            using I = typename std::decay_t<decltype(t)>::index_type;
+            if constexpr (!std::is_same_v<V, T>) {
+                return TSR_ERR_INTERNAL;
+            } else {
+                const int threads = ctx->num_threads;
+                const sparse::Csr<V, I> *csr = &t.csr;
+                if (a.alpha == T(0)) { // A and X are not read: Y = beta·Y, column by column
+                    const int64_t out = a.trans ? t.csr.cols : t.csr.rows;
+                    for (int64_t j = 0; j < a.k; ++j)
+                        if (a.row_major)
+                            for (int64_t i = 0; i < out; ++i)
+                                a.Y[i * a.ldy + j] =
+                                    a.beta == T(0) ? T(0) : a.beta * a.Y[i * a.ldy + j];
+                        else scale_y(out, a.beta, a.Y + j * a.ldy, threads);
+                    return TSR_SUCCESS;
+                }
+                if (a.trans) {
+                    const auto *c = transposed_copy(*prepared, t, threads, true);
+                    if (!c)
+                        return core::fail(TSR_ERR_OUT_OF_MEMORY,
+                                          "no memory for the CSR copy of the transposed matrix");
+                    csr = &c->csr;
+                }
+                const int64_t out = csr->rows;
+                const SpmmRows<V, I> rows{csr->row_ptr.data(),
+                                          csr->col.data(),
+                                          csr->val.data(),
+                                          a.k,
+                                          a.row_major,
+                                          a.alpha,
+                                          a.X,
+                                          a.ldx,
+                                          a.beta,
+                                          a.Y,
+                                          a.ldy};
+                csr_mm(out, rows, csr->nnz(), threads);
+                return TSR_SUCCESS;
+            }
+        },
+        static_cast<const sparse::Storage *>(a.A->owner)->typed);
+}
+
 template tsr_status spmv<float>(const core::ExecContext *, const core::SpmvArgs<float> *);
 template tsr_status spmv<double>(const core::ExecContext *, const core::SpmvArgs<double> *);
+template tsr_status spmm<float>(const core::ExecContext *, const core::SpmmArgs<float> *);
+template tsr_status spmm<double>(const core::ExecContext *, const core::SpmmArgs<double> *);
 
 } // namespace tessera::cpu

@@ -34,8 +34,9 @@ template <typename T> tsr_status gemm(const core::ExecContext *, const core::Gem
 
 } // namespace
 
-// The sparse product (spmv.cpp); it needs no prepared data.
+// The sparse products (spmv.cpp); they need no prepared data.
 template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::SpmvArgs<T> *a);
+template <typename T> tsr_status spmm(const core::ExecContext *ctx, const core::SpmmArgs<T> *a);
 
 const core::BackendTable &backend() {
     static const core::BackendTable table{core::kBackendAbiVersion,
@@ -55,7 +56,9 @@ const core::BackendTable &backend() {
                                           nullptr,
                                           nullptr,
                                           nullptr,
-                                          nullptr};
+                                          nullptr,
+                                          spmm<float>,
+                                          spmm<double>};
     return table;
 }
 

@@ -1,5 +1,7 @@
 // A 64-byte aligned, uninitialised, move-only array: the storage under every sparse format
-// (vectors would zero-fill hundreds of megabytes that the conversions overwrite anyway).
+// (vectors would zero-fill hundreds of megabytes that the conversions overwrite anyway). Or,
+// made by borrow(), a view of the caller's array (no alignment promised), never freed and
+// never written: the CSR of a matrix made by tsr_sparse_create_csr_view.
 #pragma once
 
 #include <cstddef>
@@ -32,17 +34,30 @@ public:
     }
     Array(const Array &) = delete;
     Array &operator=(const Array &) = delete;
+    // The caller's n elements at p, used in place; they must outlive the array.
+    static Array borrow(const T *p, int64_t n) {
+        Array a;
+        a.data_ = const_cast<T *>(p); // never written through: see borrowed()
+        a.size_ = p ? n : 0;
+        a.owned_ = false;
+        return a;
+    }
     Array(Array &&o) noexcept
-        : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+        : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
+          owned_(std::exchange(o.owned_, true)) {}
     Array &operator=(Array &&o) noexcept {
         if (this != &o) {
-            std::free(data_);
+            if (owned_) std::free(data_);
             data_ = std::exchange(o.data_, nullptr);
             size_ = std::exchange(o.size_, 0);
+            owned_ = std::exchange(o.owned_, true);
         }
         return *this;
     }
-    ~Array() { std::free(data_); }
+    ~Array() {
+        if (owned_) std::free(data_);
+    }
+    bool borrowed() const { return !owned_; }
 
     T *data() { return data_; }
     const T *data() const { return data_; }
@@ -54,6 +69,7 @@ public:
 private:
     T *data_ = nullptr;
     int64_t size_ = 0;
+    bool owned_ = true;
 };
 
 } // namespace tessera::sparse

@@ -107,16 +107,41 @@ Csr<V, I> assemble_from_coo(int64_t rows, int64_t cols, int64_t nnz, const I *ro
     return a;
 }
 
+template <typename V, typename I>
+Csr<V, I> wrap_csr(int64_t rows, int64_t cols, int64_t nnz, const I *row_ptr, const I *col_idx,
+                   const V *values) {
+    Csr<V, I> a;
+    a.rows = rows;
+    a.cols = cols;
+    if (row_ptr) a.row_ptr = Array<I>::borrow(row_ptr, rows + 1);
+    else a.row_ptr = Array<I>(rows + 1, I(0)); // a matrix of zeros: the library's own zeros
+    if (nnz > 0) {
+        a.col = Array<I>::borrow(col_idx, nnz);
+        a.val = Array<V>::borrow(values, nnz);
+    }
+    return a;
+}
+
+template <typename I> int64_t first_unsorted_row(int64_t rows, const I *row_ptr, const I *col) {
+    if (!row_ptr) return -1;
+    for (int64_t i = 0; i < rows; ++i)
+        if (!row_strictly_sorted(col, row_ptr[i], row_ptr[i + 1])) return i;
+    return -1;
+}
+
 #define TSR_ASSEMBLE(V, I)                                                                         \
     template Csr<V, I> assemble_from_csr<V, I>(int64_t, int64_t, int64_t, const I *, const I *,    \
                                                const V *);                                         \
     template Csr<V, I> assemble_from_coo<V, I>(int64_t, int64_t, int64_t, const I *, const I *,    \
                                                const V *);                                         \
-    template void canonicalize<V, I>(Csr<V, I> &);
+    template void canonicalize<V, I>(Csr<V, I> &);                                                 \
+    template Csr<V, I> wrap_csr<V, I>(int64_t, int64_t, int64_t, const I *, const I *, const V *);
 TSR_ASSEMBLE(float, int32_t)
 TSR_ASSEMBLE(float, int64_t)
 TSR_ASSEMBLE(double, int32_t)
 TSR_ASSEMBLE(double, int64_t)
 #undef TSR_ASSEMBLE
+template int64_t first_unsorted_row<int32_t>(int64_t, const int32_t *, const int32_t *);
+template int64_t first_unsorted_row<int64_t>(int64_t, const int64_t *, const int64_t *);
 
 } // namespace tessera::sparse

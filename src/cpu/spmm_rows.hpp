@@ -1,0 +1,108 @@
+// The loops of the CPU sparse × dense product, written once and compiled per ISA (the
+// spmm_<isa>.cpp files include this with their own flags and vector width): plain C++ over
+// blocks of columns of a fixed width, which the compiler keeps in vector registers.
+//
+// Row-major X: a row of Y is a sum of rows of X scaled by the row's entries; for each block of
+// W columns, every entry adds W contiguous elements of one row of X, with two sets of
+// accumulators so that consecutive entries do not wait on one another.
+// Column-major X: for each block of up to 8 columns, every entry reads one element of each of
+// them, so that the entry's index and value are loaded once per 8 columns (where a product per
+// column would read A k times).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cpu/spmm_kernels.hpp"
+
+namespace tessera::cpu::spmm_loops {
+
+template <typename V, typename I> inline void store_row(const SpmmRows<V, I> &a, V *y,
+                                                        int64_t step, const V *acc, int W) {
+    if (a.beta == V(0))
+        for (int j = 0; j < W; ++j) y[j * step] = a.alpha * acc[j];
+    else
+        for (int j = 0; j < W; ++j) y[j * step] = a.alpha * acc[j] + a.beta * y[j * step];
+}
+
+// Rows [r0, r1), columns [j0, j0 + W) of a row-major X.
+template <int W, typename V, typename I>
+void row_major_block(const SpmmRows<V, I> &a, int64_t r0, int64_t r1, int64_t j0) {
+    for (int64_t i = r0; i < r1; ++i) {
+        V s0[W] = {}, s1[W] = {};
+        int64_t p = a.row_ptr[i];
+        const int64_t end = a.row_ptr[i + 1];
+        for (; p + 1 < end; p += 2) {
+            const V v0 = a.val[p], v1 = a.val[p + 1];
+            const V *x0 = a.X + int64_t(a.col[p]) * a.ldx + j0;
+            const V *x1 = a.X + int64_t(a.col[p + 1]) * a.ldx + j0;
+            for (int j = 0; j < W; ++j) {
+                s0[j] += v0 * x0[j];
+                s1[j] += v1 * x1[j];
+            }
+        }
+        if (p < end) {
+            const V v0 = a.val[p];
+            const V *x0 = a.X + int64_t(a.col[p]) * a.ldx + j0;
+            for (int j = 0; j < W; ++j) s0[j] += v0 * x0[j];
+        }
+        for (int j = 0; j < W; ++j) s0[j] += s1[j];
+        store_row(a, a.Y + i * a.ldy + j0, 1, s0, W);
+    }
+}
+
+// Rows [r0, r1), columns [j0, j0 + W) of a column-major X.
+template <int W, typename V, typename I>
+void col_major_block(const SpmmRows<V, I> &a, int64_t r0, int64_t r1, int64_t j0) {
+    const V *X = a.X + j0 * a.ldx;
+    const int64_t ldx = a.ldx;
+    for (int64_t i = r0; i < r1; ++i) {
+        V s[W] = {};
+        const int64_t end = a.row_ptr[i + 1];
+        for (int64_t p = a.row_ptr[i]; p < end; ++p) {
+            const V v = a.val[p];
+            const V *x = X + int64_t(a.col[p]);
+            for (int j = 0; j < W; ++j) s[j] += v * x[j * ldx];
+        }
+        store_row(a, a.Y + i + j0 * a.ldy, a.ldy, s, W);
+    }
+}
+
+// Every column of rows [r0, r1): blocks of the widest width that fits, from Wide down to 1.
+template <int Wide, typename V, typename I>
+void rows(const SpmmRows<V, I> &a, int64_t r0, int64_t r1) {
+    int64_t j0 = 0;
+    auto run = [&](auto width) {
+        constexpr int w = decltype(width)::value;
+        for (; a.k - j0 >= w; j0 += w) {
+            if (a.row_major) row_major_block<w>(a, r0, r1, j0);
+            else if constexpr (w <= 8) col_major_block<w>(a, r0, r1, j0);
+            else
+                for (int h = 0; h < w; h += 8) col_major_block<8>(a, r0, r1, j0 + h);
+        }
+    };
+    if constexpr (Wide >= 64) run(std::integral_constant<int, 64>{});
+    if constexpr (Wide >= 32) run(std::integral_constant<int, 32>{});
+    if constexpr (Wide >= 16) run(std::integral_constant<int, 16>{});
+    run(std::integral_constant<int, 8>{});
+    run(std::integral_constant<int, 4>{});
+    run(std::integral_constant<int, 2>{});
+    run(std::integral_constant<int, 1>{});
+}
+
+} // namespace tessera::cpu::spmm_loops
+
+// The kernels of one ISA, whose widest block of columns is `wide_f32` floats (`wide_f64`
+// doubles): four vector registers' worth.
+#define TESSERA_SPMM_KERNELS(isa, wide_f32, wide_f64)                                              \
+    namespace tessera::cpu {                                                                       \
+    template <typename V, typename I> const SpmmKernels<V, I> &spmm_##isa() {                      \
+        static const SpmmKernels<V, I> k{                                                          \
+            #isa, spmm_loops::rows<sizeof(V) == 4 ? wide_f32 : wide_f64, V, I>};                   \
+        return k;                                                                                  \
+    }                                                                                              \
+    template const SpmmKernels<float, int32_t> &spmm_##isa<float, int32_t>();                      \
+    template const SpmmKernels<float, int64_t> &spmm_##isa<float, int64_t>();                      \
+    template const SpmmKernels<double, int32_t> &spmm_##isa<double, int32_t>();                    \
+    template const SpmmKernels<double, int64_t> &spmm_##isa<double, int64_t>();                    \
+    }
