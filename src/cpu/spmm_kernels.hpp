@@ -14,7 +14,8 @@ template <typename V, typename I> struct SpmmRows {
     const I *col;
     const V *val;
     int64_t k;
-    bool row_major;
+    bool row_major;   // X's layout
+    bool y_row_major; // Y's (the driver may hand the kernels a row-major copy of X)
     V alpha;
     const V *X;
     int64_t ldx;
@@ -23,8 +24,8 @@ template <typename V, typename I> struct SpmmRows {
     int64_t ldy;
 };
 
-template <typename V, typename I> using SpmmRowsFn = void (*)(const SpmmRows<V, I> &, int64_t r0,
-                                                              int64_t r1);
+template <typename V, typename I>
+using SpmmRowsFn = void (*)(const SpmmRows<V, I> &, int64_t r0, int64_t r1);
 
 template <typename V, typename I> struct SpmmKernels {
     const char *name; // "generic", "avx2", "avx512"
@@ -37,9 +38,11 @@ template <typename V, typename I> const SpmmKernels<V, I> &spmm_avx2();
 template <typename V, typename I> const SpmmKernels<V, I> &spmm_avx512();
 
 // Y = alpha·A·X + beta·Y for all rows of the CSR A (rows × cols), alpha != 0: rows split over
-// up to `threads` threads in pieces of equal work, each run by the active ISA's kernel.
+// up to `threads` threads in pieces of equal work, each run by the active ISA's kernel. A
+// column-major X is first copied to row-major blocks (a row of X is then one run of memory
+// for each entry that reads it, not k lines).
 template <typename V, typename I>
-void csr_mm(int64_t rows, const SpmmRows<V, I> &a, int64_t nnz, int threads);
+void csr_mm(int64_t rows, int64_t cols, const SpmmRows<V, I> &a, int64_t nnz, int threads);
 
 // The ISA the sparse × dense kernels run with (for the call log).
 const char *spmm_isa();

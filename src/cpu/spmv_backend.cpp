@@ -203,13 +203,14 @@ template <typename T> tsr_status spmm(const core::ExecContext *ctx, const core::
                                           csr->val.data(),
                                           a.k,
                                           a.row_major,
+                                          a.row_major,
                                           a.alpha,
                                           a.X,
                                           a.ldx,
                                           a.beta,
                                           a.Y,
                                           a.ldy};
-                csr_mm(out, rows, csr->nnz(), threads);
+                csr_mm(out, csr->cols, rows, csr->nnz(), threads);
                 return TSR_SUCCESS;
             }
         },

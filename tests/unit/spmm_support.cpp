@@ -43,15 +43,14 @@ template <typename T>
     const std::vector<T> Y0 = Y;
 
     const T alpha = T(c.alpha), beta = T(c.beta);
-    const tsr_status s =
-        run ? run(h, c, alpha, A, X, ldx, beta, Y, ldy)
-        : sizeof(T) == 4
-            ? tsr_sspmm(h, c.layout, c.op, k, float(alpha), A,
-                        reinterpret_cast<const float *>(X.data()), ldx, float(beta),
-                        reinterpret_cast<float *>(Y.data()), ldy)
-            : tsr_dspmm(h, c.layout, c.op, k, double(alpha), A,
-                        reinterpret_cast<const double *>(X.data()), ldx, double(beta),
-                        reinterpret_cast<double *>(Y.data()), ldy);
+    const tsr_status s = run ? run(h, c, alpha, A, X, ldx, beta, Y, ldy)
+                         : sizeof(T) == 4
+                             ? tsr_sspmm(h, c.layout, c.op, k, float(alpha), A,
+                                         reinterpret_cast<const float *>(X.data()), ldx,
+                                         float(beta), reinterpret_cast<float *>(Y.data()), ldy)
+                             : tsr_dspmm(h, c.layout, c.op, k, double(alpha), A,
+                                         reinterpret_cast<const double *>(X.data()), ldx,
+                                         double(beta), reinterpret_cast<double *>(Y.data()), ldy);
     if (s != TSR_SUCCESS)
         return ::testing::AssertionFailure()
                << e.name << " " << describe(c) << ": status " << s << " " << tsr_last_error();
@@ -99,13 +98,14 @@ template <typename T>
                    std::to_string(double(Y[idx])) + ", expected " + std::to_string(double(want)));
     }
     if (bad == 0) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << e.name << " " << describe(c) << ": " << bad
-                                         << " bad elements; first: " << first;
+    return ::testing::AssertionFailure()
+           << e.name << " " << describe(c) << ": " << bad << " bad elements; first: " << first;
 }
 
 template ::testing::AssertionResult check_block_product<float>(tsr_handle, tsr_sparse,
                                                                const Entries &, const BlockCase &,
-                                                               uint64_t, const BlockRunner<float> &);
+                                                               uint64_t,
+                                                               const BlockRunner<float> &);
 template ::testing::AssertionResult check_block_product<double>(tsr_handle, tsr_sparse,
                                                                 const Entries &, const BlockCase &,
                                                                 uint64_t,

@@ -28,10 +28,9 @@ std::string describe(const BlockCase &c);
 // How check_block_product hands X and Y to the library: by default tsr_sspmm / tsr_dspmm on
 // the host arrays; the CUDA tests pass device copies and bring Y back.
 template <typename T>
-using BlockRunner =
-    std::function<tsr_status(tsr_handle h, const BlockCase &c, T alpha, tsr_sparse A,
-                             const std::vector<T> &X, int64_t ldx, T beta, std::vector<T> &Y,
-                             int64_t ldy)>;
+using BlockRunner = std::function<tsr_status(tsr_handle h, const BlockCase &c, T alpha,
+                                             tsr_sparse A, const std::vector<T> &X, int64_t ldx,
+                                             T beta, std::vector<T> &Y, int64_t ldy)>;
 
 // Y = alpha·op(A)·X + beta·Y with fresh random X and Y (from the test's stream and `seed`), Y
 // all NaN when beta == 0 and X all NaN when alpha == 0; the padding of X is NaN (never read)

@@ -95,8 +95,8 @@ TEST(SparseSpmm, EveryShapeLayoutAndColumnCountOnTheCpu) {
 TEST(SparseSpmm, EveryFormatsPlanStillMultipliesOnCsr) {
     Handle cpu(TSR_BACKEND_CPU, 2);
     const Entries e = from_csr(tessera::bench::banded(120, 2, 1.0, 7));
-    for (tsr_format f : {TSR_FORMAT_AUTO, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA,
-                         TSR_FORMAT_HYB}) {
+    for (tsr_format f :
+         {TSR_FORMAT_AUTO, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA, TSR_FORMAT_HYB}) {
         sweep<double>(cpu.h, e, TSR_INDEX_I32, f, false);
         sweep<float>(cpu.h, e, TSR_INDEX_I64, f, false);
     }
@@ -104,7 +104,8 @@ TEST(SparseSpmm, EveryFormatsPlanStillMultipliesOnCsr) {
 
 TEST(SparseSpmm, ReferenceBackend) {
     Handle ref(TSR_BACKEND_REFERENCE, 1);
-    for (const Entries &e : matrices()) sweep<double>(ref.h, e, TSR_INDEX_I32, TSR_FORMAT_CSR, false);
+    for (const Entries &e : matrices())
+        sweep<double>(ref.h, e, TSR_INDEX_I32, TSR_FORMAT_CSR, false);
 }
 
 // Large enough for several threads and pieces of rows, with long and empty rows.
@@ -204,9 +205,9 @@ TEST(SparseView, UsesTheCallersArraysInPlace) {
     const int64_t dup[] = {0, 1, 1, 0, 2}, unsorted[] = {0, 0, 1, 2, 1};
     const float v[] = {1, 2, 3, 4, 5};
     tsr_sparse B = reinterpret_cast<tsr_sparse>(&seed);
-    EXPECT_EQ(tsr_sparse_create_csr_view(nullptr, &B, TSR_F32, TSR_INDEX_I64, 3, 3, 5, rp_bad,
-                                         dup, v),
-              TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        tsr_sparse_create_csr_view(nullptr, &B, TSR_F32, TSR_INDEX_I64, 3, 3, 5, rp_bad, dup, v),
+        TSR_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::strstr(tsr_last_error(), "row 1"), nullptr) << tsr_last_error();
     EXPECT_EQ(tsr_sparse_create_csr_view(nullptr, &B, TSR_F32, TSR_INDEX_I64, 3, 3, 5, rp_bad,
                                          unsorted, v),
@@ -215,9 +216,9 @@ TEST(SparseView, UsesTheCallersArraysInPlace) {
     EXPECT_EQ(B, reinterpret_cast<tsr_sparse>(&seed));
     // The checks of the copying door apply too.
     const int64_t rp_short[] = {0, 1, 3, 4};
-    EXPECT_EQ(tsr_sparse_create_csr_view(nullptr, &B, TSR_F32, TSR_INDEX_I64, 3, 3, 5, rp_short,
-                                         dup, v),
-              TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        tsr_sparse_create_csr_view(nullptr, &B, TSR_F32, TSR_INDEX_I64, 3, 3, 5, rp_short, dup, v),
+        TSR_ERR_INVALID_ARGUMENT);
     // No entries: every array may be NULL.
     ASSERT_EQ(tsr_sparse_create_csr_view(nullptr, &B, TSR_F32, TSR_INDEX_I32, 4, 5, 0, nullptr,
                                          nullptr, nullptr),
