@@ -11,6 +11,7 @@
 #include "gemv_command.hpp"
 #include "multigpu_command.hpp"
 #include "peak_command.hpp"
+#include "spmm_command.hpp"
 #include "spmv_command.hpp"
 #include "tessera/tessera.h"
 #include "tiny_command.hpp"
@@ -35,6 +36,8 @@ constexpr Subcommand kSubcommands[] = {
     {"multigpu", "host-operand gemm on every GPU beside one GPU and cuBLASXt",
      tessera::bench::run_multigpu_command},
     {"peak", "the peak FLOP rate of this machine, alone", tessera::bench::run_peak_command},
+    {"spmm", "sparse x dense blocks beside Eigen (or cuSPARSE SpMM)",
+     tessera::bench::run_spmm_command},
     {"spmv", "sparse products in every format beside Eigen (or cuSPARSE)",
      tessera::bench::run_spmv_command},
     {"tiny", "ns per call of products up to 64 beside OpenBLAS and libxsmm",

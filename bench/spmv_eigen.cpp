@@ -1,4 +1,5 @@
-// Eigen's sparse × dense vector product over the bench's CSR arrays (Eigen::Map, no copy).
+// Eigen's sparse × dense vector and block products over the bench's CSR arrays (Eigen::Map,
+// no copy).
 // Eigen runs the row-major product in an OpenMP loop when it has more than one thread and
 // more than 20000 nonzeros; its transposed product is a scatter on one thread.
 #include "spmv_eigen.hpp"
@@ -27,7 +28,35 @@ std::function<void()> product(const CsrView &a, const void *x, void *y, bool tra
     return [A, xv, yv]() mutable { yv.noalias() = A * xv; };
 }
 
+template <typename V, typename I, int Order>
+std::function<void()> block_product(const CsrView &a, const void *X, void *Y, int64_t k) {
+    using Sparse = Eigen::SparseMatrix<V, Eigen::RowMajor, I>;
+    using Dense = Eigen::Matrix<V, Eigen::Dynamic, Eigen::Dynamic, Order>;
+    Eigen::Map<const Sparse> A(a.rows, a.cols, a.nnz, static_cast<const I *>(a.row_ptr),
+                               static_cast<const I *>(a.col), static_cast<const V *>(a.val));
+    Eigen::Map<const Dense> x(static_cast<const V *>(X), a.cols, k);
+    Eigen::Map<Dense> y(static_cast<V *>(Y), a.rows, k);
+    return [A, x, y]() mutable { y.noalias() = A * x; };
+}
+
+template <typename V, typename I>
+std::function<void()> block_product(const CsrView &a, const void *X, void *Y, int64_t k,
+                                    bool row_major) {
+    return row_major ? block_product<V, I, Eigen::RowMajor>(a, X, Y, k)
+                     : block_product<V, I, Eigen::ColMajor>(a, X, Y, k);
+}
+
 } // namespace
+
+std::function<void()> eigen_block_product(const CsrView &a, const void *X, void *Y, int64_t k,
+                                          bool row_major, int threads, std::string *) {
+    Eigen::setNbThreads(threads);
+    if (a.f32)
+        return a.i64 ? block_product<float, int64_t>(a, X, Y, k, row_major)
+                     : block_product<float, int32_t>(a, X, Y, k, row_major);
+    return a.i64 ? block_product<double, int64_t>(a, X, Y, k, row_major)
+                 : block_product<double, int32_t>(a, X, Y, k, row_major);
+}
 
 std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bool trans,
                                     int threads, std::string *) {
@@ -48,6 +77,12 @@ std::string eigen_version() {
 
 std::function<void()> eigen_product(const CsrView &, const void *, void *, bool, int,
                                     std::string *why) {
+    if (why) *why = "tessera-bench was built without Eigen (install libeigen3-dev and reconfigure)";
+    return nullptr;
+}
+
+std::function<void()> eigen_block_product(const CsrView &, const void *, void *, int64_t, bool, int,
+                                          std::string *why) {
     if (why) *why = "tessera-bench was built without Eigen (install libeigen3-dev and reconfigure)";
     return nullptr;
 }

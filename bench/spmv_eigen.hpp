@@ -22,6 +22,11 @@ struct CsrView {
 std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bool trans,
                                     int threads, std::string *why);
 
+// A callable Y = A·X for packed dense blocks of k columns (row-major or column-major, the
+// layout of both), on Eigen, or nullptr with `why` when Eigen was not built in.
+std::function<void()> eigen_block_product(const CsrView &a, const void *X, void *Y, int64_t k,
+                                          bool row_major, int threads, std::string *why);
+
 // "Eigen 3.4.0" or a note saying it is not built in.
 std::string eigen_version();
 

@@ -42,6 +42,21 @@ std::vector<std::string> gpu_set() {
             "tridiagonal:8000000"};
 }
 
+std::vector<std::string> spmm_set() {
+    return {"stencil7:60",                  // 216 K rows, 1.5 M entries
+            "stencil27:50",                 // 125 K rows, 3.3 M
+            "laplacian:500",                // 250 K rows, 1.2 M
+            "band:300000:8:60",             // 3.1 M
+            "random:300000x300000:10",      // 3 M
+            "powerlaw:300000x300000:10",    // 3 M
+            "rmat:18:8:57",                 // 262 K rows, 2 M
+            "rmat:18:8:70",                 //
+            "blockdiag:300000:8",           // 2.4 M
+            "blockdiag:100000:24",          // 2.4 M
+            "emptyrows:600000x300000:8:60", // 1.9 M
+            "denserows:300000x300000:8:4"}; // 3.6 M
+}
+
 std::vector<std::string> matrix_files_in(const std::string &dir) {
     std::vector<std::string> out;
     std::error_code ec;
@@ -76,7 +91,8 @@ std::vector<char> letters(const std::string &text, const std::string &what,
 
 } // namespace
 
-SpmvOptions parse_spmv_options(ArgCursor &args) {
+SpmvOptions parse_spmv_options(ArgCursor &args, const std::string &command) {
+    const bool spmm = command == "spmm";
     SpmvOptions o;
     bool sets_given = false;
     bool min_time_given = false, dtype_given = false, op_given = false;
@@ -143,13 +159,20 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
         } else if (auto v = args.take_option("--json")) {
             if (v->empty()) throw UsageError("--json needs a file name (or - for stdout)");
             o.json_path = *v;
+        } else if (auto v = spmm ? args.take_option("--k") : std::nullopt) {
+            o.spmm_k.clear();
+            for (const std::string &item : split_list(*v))
+                o.spmm_k.push_back(parse_int(item, "--k", 1, 4096));
+            if (o.spmm_k.empty()) throw UsageError("--k needs a value");
+        } else if (auto v = spmm ? args.take_option("--layout") : std::nullopt) {
+            o.layouts = letters(*v == "both" ? "r,c" : *v, "--layout", "rc");
         } else if (auto v = args.take_option("--seed")) {
             o.seed = uint64_t(parse_int(*v, "--seed", 0, INT64_MAX));
         } else if (args.current().rfind("--", 0) != 0) {
             o.files.push_back(args.current()); // a bare argument is a .mtx file
             args.skip();
         } else {
-            throw UsageError("spmv: unknown option '" + args.current() + "'");
+            throw UsageError(command + ": unknown option '" + args.current() + "'");
         }
     }
     const bool cuda = o.backend == "cuda";
@@ -165,7 +188,7 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
     if (cuda && !op_given) o.ops = {'n'}; // cuSPARSE's transpose only where asked for
     if (o.quick && !min_time_given) o.min_time = 0.1;
     if (!sets_given && o.files.empty() && o.generators.empty())
-        sets.push_back(o.quick ? "quick" : cuda ? "gpu" : "large");
+        sets.push_back(o.quick ? "quick" : spmm ? "spmm" : cuda ? "gpu" : "large");
     for (const std::string &s : sets) {
         if (s == "large")
             for (const auto &g : large_set()) o.generators.push_back(g);
@@ -176,6 +199,10 @@ SpmvOptions parse_spmv_options(ArgCursor &args) {
             const std::string dir = default_shared_dir(); // and the shared files, where found
             for (const auto &f : dir.empty() ? std::vector<std::string>{} : matrix_files_in(dir))
                 o.files.push_back(f);
+            if (!dtype_given) o.dtypes = {'s', 'd'};
+        }
+        if (s == "spmm") {
+            for (const auto &g : spmm_set()) o.generators.push_back(g);
             if (!dtype_given) o.dtypes = {'s', 'd'};
         }
         if (s == "gpu") {
@@ -250,6 +277,32 @@ const char *spmv_usage() {
            "Effective bandwidth counts the bytes of values, column indices, row pointers, x and y "
            "of the\n"
            "CSR matrix, each once, whatever the format; GFLOP/s is 2*nnz/time.\n";
+}
+
+const char *spmm_usage() {
+    return "usage: tessera-bench spmm [the matrix options of spmv] [--k K,..] [--layout r|c|both]\n"
+           "                          [--backend cpu|cuda] [--dtype s|d|both] [--index 32|64]\n"
+           "                          [--threads N] [--reps R] [--min-time S] [--json FILE|-]\n"
+           "\n"
+           "Sparse x dense Y = A*X (tsr_sspmm / tsr_dspmm, alpha 1, beta 0) for blocks X of K\n"
+           "columns, row-major (r) and column-major (c), packed. On the cpu backend side by side\n"
+           "with Eigen's sparse x dense product (a row-major Eigen::Map of the same CSR arrays, "
+           "its\n"
+           "OpenMP threads); on the cuda backend (X and Y in device memory, CUDA events) with\n"
+           "cuSPARSE's SpMM on CSR, the best of its algorithms that accept the layout. Each "
+           "side's\n"
+           "Y is checked against the other's.\n"
+           "\n"
+           "  --set, --gen, ...   as for spmv; the default is --set spmm (stencil7:60, "
+           "stencil27:50,\n"
+           "                      laplacian:500, band, random, powerlaw, two R-MAT skews, two "
+           "block\n"
+           "                      sizes, empty rows, dense rows; 1-3.6 M entries, float32 and "
+           "float64)\n"
+           "  --k                 columns of X and Y (default 4,16,64)\n"
+           "  --layout            r, c or both (default both)\n"
+           "\n"
+           "GFLOP/s is 2*nnz*K/time.\n";
 }
 
 } // namespace tessera::bench

@@ -30,10 +30,15 @@ struct SpmvOptions {
     bool quick = false;
     bool quiet = false; // no progress line on standard error (progress.hpp)
     bool help = false;
+    // The spmm subcommand's own: columns of X and Y, and their layouts (r: row-major, c: col).
+    std::vector<int64_t> spmm_k{4, 16, 64};
+    std::vector<char> layouts{'r', 'c'};
 };
 
-SpmvOptions parse_spmv_options(ArgCursor &args);
+// `command` is "spmv" or "spmm" (which takes --k and --layout, and defaults to the spmm set).
+SpmvOptions parse_spmv_options(ArgCursor &args, const std::string &command = "spmv");
 const char *spmv_usage();
+const char *spmm_usage();
 
 // The matrices of the generated large set (>= 20 M nonzeros each), the quick set, and the GPU
 // set (Laplacian 2000², random 1 M x 16 per row, power-law rows 1 M mean 10 max 100 k,
@@ -42,6 +47,9 @@ std::vector<std::string> large_set();
 std::vector<std::string> quick_set();
 std::vector<std::string> corpus_set();
 std::vector<std::string> gpu_set();
+// The spmm command's default: every kind of structure at 1–3 M entries and 0.1–0.6 M rows, so
+// that dense blocks of 64 columns in float64 stay within a few hundred MiB.
+std::vector<std::string> spmm_set();
 // The .mtx files of a directory, sorted.
 std::vector<std::string> matrix_files_in(const std::string &dir);
 // Where the shared SuiteSparse set is expected (beside the source tree), "" if unknown.

@@ -92,10 +92,6 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
     return out;
 }
 
-State *state_of(const core::ExecContext *ctx) {
-    return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
-}
-
 bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 // `panels`: the packed operands of the TF32 modes on wgmma (compute_wgmma), else null.

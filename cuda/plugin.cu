@@ -63,8 +63,8 @@ const core::BackendTable table = {
     sparse_kernel_name,
     table_synchronize,
     table_set_devices,
-    nullptr, // spmm_f32
-    nullptr, // spmm_f64
+    spmm_f32,
+    spmm_f64,
 };
 
 char reason[512];

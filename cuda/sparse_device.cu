@@ -371,36 +371,68 @@ tsr_status prepare_matrix(State &s, const core::SparseView &A, int threads, Devi
     return TSR_SUCCESS;
 }
 
-tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
-                      const DeviceCsr **out) {
+namespace {
+
+// A CSR of the matrix kept beside its format's arrays (Aᵀ, or A itself for the block
+// products), made by `build(copier, V{}, I{})` on first need under the matrix's lock; on
+// failure nothing of it stays on the device.
+template <typename Build>
+tsr_status extra_csr(State &s, const core::SparseView &A, DeviceMatrix &m, bool &has, DeviceCsr &d,
+                     const char *what, Build &&build, const DeviceCsr **out) {
     std::lock_guard<std::mutex> guard(m.transpose_lock);
-    if (!m.has_transpose) {
+    if (!has) {
         const size_t mark = m.allocations.size();
         Copier c{s, m};
         tsr_status st;
         try {
-            st = with_types(A, [&](auto v, auto i) {
-                using V = decltype(v);
-                using I = decltype(i);
-                const auto at = sparse::transpose(csr_of<V, I>(A.csr), threads);
-                const sparse::RowStats r = sparse::row_stats(at.rows, at.cols, at.row_ptr.data());
-                // Aᵀ runs the row kernels (never gpu_tiles: structure is not analysed here).
-                const CsrKernel k = gpu_csr_kernel(r, nullptr, false);
-                return upload_csr(c, sparse::ref(at), k, k, threads, m.transpose);
-            });
+            st = with_types(A, [&](auto v, auto i) { return build(c, v, i); });
         } catch (const std::bad_alloc &) {
-            st =
-                fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while transposing a sparse matrix");
+            st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while %s", what);
         }
         if (st != TSR_SUCCESS) {
             free_from(m, mark);
-            m.transpose = DeviceCsr{};
+            d = DeviceCsr{};
             return st;
         }
-        m.has_transpose = true;
+        has = true;
     }
-    *out = &m.transpose;
+    *out = &d;
     return TSR_SUCCESS;
+}
+
+} // namespace
+
+tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
+                      const DeviceCsr **out) {
+    return extra_csr(
+        s, A, m, m.has_transpose, m.transpose, "transposing a sparse matrix",
+        [&](Copier &c, auto v, auto i) {
+            using V = decltype(v);
+            using I = decltype(i);
+            const auto at = sparse::transpose(csr_of<V, I>(A.csr), threads);
+            const sparse::RowStats r = sparse::row_stats(at.rows, at.cols, at.row_ptr.data());
+            // Aᵀ runs the row kernels (never gpu_tiles: structure is not analysed here).
+            const CsrKernel k = gpu_csr_kernel(r, nullptr, false);
+            return upload_csr(c, sparse::ref(at), k, k, threads, m.transpose);
+        },
+        out);
+}
+
+tsr_status plain_csr(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
+                     const DeviceCsr **out) {
+    if (m.format == TSR_FORMAT_CSR && m.csr.row_ptr) {
+        *out = &m.csr;
+        return TSR_SUCCESS;
+    }
+    return extra_csr(
+        s, A, m, m.has_plain, m.plain, "copying a sparse matrix",
+        [&](Copier &c, auto v, auto i) {
+            using V = decltype(v);
+            using I = decltype(i);
+            return upload_csr(c, csr_of<V, I>(A.csr), CsrKernel::rows, CsrKernel::rows, threads,
+                              m.plain);
+        },
+        out);
 }
 
 void release_matrix(DeviceMatrix *m) {

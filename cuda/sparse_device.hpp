@@ -1,6 +1,7 @@
 // The device copy of a sparse matrix (what sparse_prepare makes): the arrays of its format,
 // the work split of the balanced kernels, and from the first transposed product on the CSR
-// of Aᵀ. Arrays are untyped here; the launchers (spmv_launch.hpp) know V and I.
+// of Aᵀ (and from the first block product, A's CSR where the format is another). Arrays are untyped
+// here; the launchers (spmv_launch.hpp) know V and I.
 #pragma once
 
 #include <cstdint>
@@ -70,9 +71,11 @@ struct DeviceMatrix {
     DeviceDia dia;      // format DIA
     DeviceCoo hyb_tail; // format HYB: its COO tail
 
-    std::mutex transpose_lock; // guards the two below
+    std::mutex transpose_lock; // guards the four below
     bool has_transpose = false;
     DeviceCsr transpose;
+    bool has_plain = false; // A's CSR for the block products, where the format is not CSR
+    DeviceCsr plain;
 
     std::vector<void *> allocations; // every device array above
     size_t bytes = 0;
@@ -90,6 +93,11 @@ const char *sparse_kernel_name(const core::SparseView *A);
 // The device CSR of Aᵀ, built on the host (with `threads` threads) and copied on first need.
 tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
                       const DeviceCsr **out);
+
+// A's CSR with its row pointers on the device, for the block products: the format's own where
+// it is CSR outside gpu_tiles, else a copy made on first need.
+tsr_status plain_csr(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
+                     const DeviceCsr **out);
 
 // Frees every device array of `m`, then `m`.
 void release_matrix(DeviceMatrix *m);

@@ -17,10 +17,6 @@ namespace tessera::cuda {
 
 namespace {
 
-State *state_of(const core::ExecContext *ctx) {
-    return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
-}
-
 template <typename T, typename I>
 cudaError_t launch(const DeviceMatrix &m, const DeviceCsr *at, bool trans, const Vectors<T> &v,
                    T *carries, cudaStream_t stream) {

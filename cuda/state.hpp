@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "kernels.hpp"
 #include "tessera/tessera.h"
 
@@ -96,6 +97,10 @@ tsr_status read_device_settings(int device, bool from_rank, int *resolved);
 // The state used when a handle has none of its own (auto routing, the default handle).
 State *shared_state();
 tsr_status init_shared_state(int device); // once, from the plugin's entry point
+// The state of a call: its handle's, else the shared one (nullptr where there is none).
+inline State *state_of(const core::ExecContext *ctx) {
+    return ctx && ctx->backend_state ? static_cast<State *>(ctx->backend_state) : shared_state();
+}
 
 // A TESSERA_CUDA_* setting as the core read it (core::PluginHost::setting), or nullptr when
 // unset; the core hands the reader over when it loads the plugin (plugin.cu).
