@@ -1,5 +1,5 @@
 ! Fortran module `tessera`: iso_c_binding interfaces to every tsr_* function of tessera.h, and
-! thin wrappers (handles, gemm on 2-D arrays, sparse matrices and spmv) with stat=/errmsg= errors.
+! thin wrappers (handles, gemm on 2-D arrays, sparse matrices, spmv and spmm) with stat=/errmsg= errors.
 module tessera
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64, error_unit
@@ -220,6 +220,30 @@ module tessera
        integer(c_int) :: status
      end function tsr_dspmv
 
+     function tsr_sspmm(handle, layout, op, k, alpha, a, x, ldx, beta, y, ldy) &
+          bind(C, name="tsr_sspmm") result(status)
+       import :: c_ptr, c_int, c_float, c_int64_t
+       type(c_ptr), value :: handle, a
+       integer(c_int), value :: layout, op
+       integer(c_int64_t), value :: k, ldx, ldy
+       real(c_float), value :: alpha, beta
+       real(c_float), intent(in) :: x(*)
+       real(c_float), intent(inout) :: y(*)
+       integer(c_int) :: status
+     end function tsr_sspmm
+
+     function tsr_dspmm(handle, layout, op, k, alpha, a, x, ldx, beta, y, ldy) &
+          bind(C, name="tsr_dspmm") result(status)
+       import :: c_ptr, c_int, c_double, c_int64_t
+       type(c_ptr), value :: handle, a
+       integer(c_int), value :: layout, op
+       integer(c_int64_t), value :: k, ldx, ldy
+       real(c_double), value :: alpha, beta
+       real(c_double), intent(in) :: x(*)
+       real(c_double), intent(inout) :: y(*)
+       integer(c_int) :: status
+     end function tsr_dspmm
+
      ! Gemm plans: the arrays are passed as c_loc(x) of real32 or real64 arrays of the plan's dtype.
      function tsr_gemm_plan_create(handle, plan, dtype, layout, transa, transb, m, n, k, lda, ldb, &
           ldc) bind(C, name="tsr_gemm_plan_create") result(status)
@@ -265,7 +289,8 @@ module tessera
   public :: tessera_version, tessera_status_string, tessera_last_error, tessera_create, &
        tessera_destroy, tessera_set_backend, tessera_get_backend, tessera_backend_available, &
        tessera_set_num_threads, tessera_set_strassen, tessera_gemm, tessera_sparse_csr, tessera_sparse_coo, &
-       tessera_sparse_optimize, tessera_sparse_format, tessera_sparse_destroy, tessera_spmv
+       tessera_sparse_optimize, tessera_sparse_format, tessera_sparse_destroy, tessera_spmv, &
+       tessera_spmm
 
   !> C = alpha*op(A)*op(B) + beta*C for 2-D real32 or real64 arrays.
   interface tessera_gemm
@@ -286,6 +311,11 @@ module tessera
   interface tessera_spmv
      module procedure spmv_real32, spmv_real64
   end interface tessera_spmv
+
+  !> Y = alpha*op(A)*X + beta*Y for 2-D real32 or real64 blocks (columns of X and Y).
+  interface tessera_spmm
+     module procedure spmm_real32, spmm_real64
+  end interface tessera_spmm
 
 contains
 
@@ -846,5 +876,70 @@ contains
     call finish_call(tsr_dspmv(handle_ptr(handle), op_of(op), alpha, matrix%ptr, x, beta, y), &
          "tessera_spmv", stat, errmsg)
   end subroutine spmv_real64
+
+  !> spmv_sizes for blocks: the rows of X and Y as x and y, and as many columns in each.
+  subroutine spmm_sizes(op, matrix, dtype, x_shape, y_shape, status, detail)
+    integer(c_int), intent(in) :: op, dtype
+    type(tessera_sparse), intent(in) :: matrix
+    integer(int64), intent(in) :: x_shape(2), y_shape(2)
+    integer(c_int), intent(out) :: status
+    character(len=:), allocatable, intent(out) :: detail
+    character(len=160) :: line
+    call spmv_sizes(op, matrix, dtype, x_shape(1), y_shape(1), status, detail)
+    if (status /= TSR_SUCCESS) return
+    if (x_shape(2) /= y_shape(2)) then
+       status = TSR_ERR_INVALID_ARGUMENT
+       write (line, '(a,i0,a,i0,a)') "X has ", x_shape(2), " columns but Y has ", y_shape(2), &
+            " (they must have as many)"
+       detail = trim(line)
+    end if
+  end subroutine spmm_sizes
+
+  !> Y = alpha*op(A)*X + beta*Y, single precision; op is 'N', 'T' or 'C'; X and Y are 2-D
+  !> arrays (contiguous) with as many columns.
+  subroutine spmm_real32(op, alpha, matrix, x, beta, y, handle, stat, errmsg)
+    character(len=1), intent(in) :: op
+    real(real32), intent(in) :: alpha, beta
+    type(tessera_sparse), intent(in) :: matrix
+    real(real32), intent(in), contiguous :: x(:, :)
+    real(real32), intent(inout), contiguous :: y(:, :)
+    type(tessera_handle), intent(in), optional :: handle
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(len=:), allocatable :: detail
+    call spmm_sizes(op_of(op), matrix, TSR_F32, shape(x, kind=int64), shape(y, kind=int64), &
+         status, detail)
+    if (status /= TSR_SUCCESS) then
+       call finish(status, "tessera_spmm", detail, stat, errmsg)
+       return
+    end if
+    call finish_call(tsr_sspmm(handle_ptr(handle), TSR_COL_MAJOR, op_of(op), &
+         size(x, 2, kind=int64), alpha, matrix%ptr, x, max(1_int64, size(x, 1, kind=int64)), &
+         beta, y, max(1_int64, size(y, 1, kind=int64))), "tessera_spmm", stat, errmsg)
+  end subroutine spmm_real32
+
+  !> Y = alpha*op(A)*X + beta*Y, double precision; as spmm_real32.
+  subroutine spmm_real64(op, alpha, matrix, x, beta, y, handle, stat, errmsg)
+    character(len=1), intent(in) :: op
+    real(real64), intent(in) :: alpha, beta
+    type(tessera_sparse), intent(in) :: matrix
+    real(real64), intent(in), contiguous :: x(:, :)
+    real(real64), intent(inout), contiguous :: y(:, :)
+    type(tessera_handle), intent(in), optional :: handle
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    integer(c_int) :: status
+    character(len=:), allocatable :: detail
+    call spmm_sizes(op_of(op), matrix, TSR_F64, shape(x, kind=int64), shape(y, kind=int64), &
+         status, detail)
+    if (status /= TSR_SUCCESS) then
+       call finish(status, "tessera_spmm", detail, stat, errmsg)
+       return
+    end if
+    call finish_call(tsr_dspmm(handle_ptr(handle), TSR_COL_MAJOR, op_of(op), &
+         size(x, 2, kind=int64), alpha, matrix%ptr, x, max(1_int64, size(x, 1, kind=int64)), &
+         beta, y, max(1_int64, size(y, 1, kind=int64))), "tessera_spmm", stat, errmsg)
+  end subroutine spmm_real64
 
 end module tessera

@@ -1,5 +1,5 @@
 ! Test of the Fortran module `tessera`: handles, gemm on real32/real64 arrays (against matmul),
-! sparse matrices from CSR and COO in every format and from each typed variant, spmv, and the
+! sparse matrices from CSR and COO in every format and from each typed variant, spmv, spmm, and the
 ! stat=/errmsg= error paths.
 program test_tessera_module
   use, intrinsic :: iso_fortran_env, only: real32, real64, int32, int64
@@ -203,8 +203,9 @@ contains
     real(real64), parameter :: values(4) = [1, 2, 3, 4]
     real(real64), parameter :: x(3) = [1, 10, 100]
     type(tessera_sparse) :: A, B
-    real(real64) :: y(3)
+    real(real64) :: y(3), xx(3, 2), yy(3, 2)
     real(real32) :: y32(3)
+    integer :: stat
     call tessera_sparse_csr(A, 3, 3, row_ptr, col_idx, values)
     call expect(tessera_sparse_format(A) == TSR_FORMAT_CSR, 'a new matrix is CSR')
     y = -1
@@ -213,6 +214,18 @@ contains
     y = 1
     call tessera_spmv('T', 2.0d0, A, x, 1.0d0, y)
     call expect(all(y == [603.0d0, 801.0d0, 5.0d0]), 'dspmv T with alpha and beta')
+    ! Blocks: two columns of X at once, then A^T with alpha and beta, then a refusal.
+    xx(:, 1) = x
+    xx(:, 2) = -2 * x
+    yy = -1
+    call tessera_spmm('N', 1.0d0, A, xx, 0.0d0, yy)
+    call expect(all(yy(:, 1) == [201.0d0, 0.0d0, 43.0d0]) .and. &
+         all(yy(:, 2) == [-402.0d0, 0.0d0, -86.0d0]), 'dspmm N on two columns')
+    yy = 1
+    call tessera_spmm('T', 2.0d0, A, xx, 1.0d0, yy)
+    call expect(all(yy(:, 1) == [603.0d0, 801.0d0, 5.0d0]), 'dspmm T with alpha and beta')
+    call tessera_spmm('N', 1.0d0, A, xx, 0.0d0, yy(:, 1:1), stat=stat)
+    call expect(stat == TSR_ERR_INVALID_ARGUMENT, 'spmm refuses X and Y of different widths')
     call tessera_sparse_destroy(A)
     call expect(tessera_sparse_format(A) == -1, 'tessera_sparse_destroy resets the matrix')
 

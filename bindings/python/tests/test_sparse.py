@@ -1,5 +1,6 @@
-# tessera.SparseMatrix and tessera.spmv against scipy.sparse: every scipy format in, every
-# storage format chosen, A @ x, A.T @ x, x @ A, in-place spmv, and the checks before the library.
+# tessera.SparseMatrix, tessera.spmv and tessera.spmm against scipy.sparse: every scipy format in,
+# every storage format chosen, A @ x, A.T @ x, x @ A (vectors and 2-D blocks), in-place spmv and
+# spmm, and the checks before the library.
 import threading
 
 import numpy as np
@@ -126,6 +127,67 @@ def test_spmv_semantics():
     y = np.array([3.0, 4.0])
     tessera.spmv(0.0, A, np.array([np.nan, np.nan]), 2.0, y)  # alpha = 0: x is not read
     np.testing.assert_array_equal(y, [6.0, 8.0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_block_products_in_each_order(rng, dtype, order):
+    m = random_sparse(rng, (70, 45), 0.1, dtype)
+    A = tessera.SparseMatrix.from_scipy(m)
+    for k in (1, 3, 16, 33):
+        X = np.asarray(rng.uniform(-1, 1, (45, k)), dtype=dtype, order=order)
+        ref, scale, n = spmv_reference(m, X)
+        Y = A @ X
+        assert Y.shape == (70, k) and Y.dtype == dtype
+        assert Y.flags["C_CONTIGUOUS" if order == "C" else "F_CONTIGUOUS"]
+        assert_spmv_close(Y, ref, scale, n, dtype)
+        W = np.asarray(rng.uniform(-1, 1, (70, k)), dtype=dtype, order=order)
+        ref, scale, n = spmv_reference(m, W, trans=True)
+        assert_spmv_close(A.T @ W, ref, scale, n, dtype)
+
+
+def test_spmm_in_place_on_views(rng):
+    m = random_sparse(rng, (40, 30), 0.2, np.float64)
+    A = tessera.SparseMatrix.from_scipy(m)
+    dense = m.toarray()
+    big_x = rng.uniform(-1, 1, (30, 12))
+    X = big_x[:, 2:9]  # a row-major view with a leading dimension of 12
+    big_y = rng.uniform(-1, 1, (40, 10))
+    Y = big_y[:, 1:8]
+    before = big_y.copy()
+    out = tessera.spmm(2.0, A, X, -0.5, Y)
+    assert out is Y
+    np.testing.assert_allclose(Y, 2.0 * dense @ X - 0.5 * before[:, 1:8], rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(big_y[:, :1], before[:, :1])  # outside the view: untouched
+    np.testing.assert_array_equal(big_y[:, 8:], before[:, 8:])
+    # Y in Fortran order, X in C order: X is copied to Y's order.
+    YF = np.asfortranarray(np.full((40, 7), np.nan))
+    tessera.spmm(1.0, A, X, 0.0, YF)  # beta = 0: Y is not read
+    np.testing.assert_allclose(YF, dense @ X, rtol=1e-12, atol=1e-13)
+    # A.T and a new Y.
+    Z = tessera.spmm(1.0, A.T, np.asfortranarray(big_y[:, :5]))
+    np.testing.assert_allclose(Z, dense.T @ big_y[:, :5], rtol=1e-12, atol=1e-13)
+
+
+def test_spmm_refusals(rng):
+    m = random_sparse(rng, (8, 6), 0.4, np.float64)
+    A = tessera.SparseMatrix.from_scipy(m)
+    X = rng.uniform(-1, 1, (6, 3))
+    with pytest.raises(ValueError, match="rows"):
+        tessera.spmm(1.0, A, rng.uniform(-1, 1, (5, 3)))
+    with pytest.raises(TypeError, match="float32"):
+        tessera.spmm(1.0, A, X.astype(np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        tessera.spmm(1.0, A, X, 0.0, np.zeros((8, 4)))
+    with pytest.raises(ValueError, match="beta"):
+        tessera.spmm(1.0, A, X, 1.0)
+    Y = np.zeros((8, 3))
+    Y.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        tessera.spmm(1.0, A, X, 0.0, Y)
+    both = np.zeros((8, 6))
+    with pytest.raises(ValueError, match="shares memory"):
+        tessera.spmm(1.0, A, both[:6, :3], 0.0, both[:, 3:])
 
 
 def test_two_dimensional_x(rng):

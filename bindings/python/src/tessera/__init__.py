@@ -26,7 +26,7 @@ from ._errors import TesseraError  # noqa: E402
 from ._gemm import gemm  # noqa: E402
 from ._handle import BACKENDS, Handle, backend_available  # noqa: E402
 from ._plan import GemmPlan  # noqa: E402
-from ._sparse import FORMATS, SparseMatrix, spmv  # noqa: E402
+from ._sparse import FORMATS, SparseMatrix, spmm, spmv  # noqa: E402
 
 __version__ = f"{TSR_VERSION_MAJOR}.{TSR_VERSION_MINOR}.{TSR_VERSION_PATCH}"
 
@@ -46,4 +46,4 @@ def version():
 
 
 __all__ = ["BACKENDS", "FORMATS", "GemmPlan", "Handle", "SparseMatrix", "TesseraError", "backend_available",
-           "gemm", "has_sparse", "library_path", "library_version", "spmv", "version"]
+           "gemm", "has_sparse", "library_path", "library_version", "spmm", "spmv", "version"]

@@ -48,6 +48,13 @@ _SPARSE = {
     "tsr_dspmv": (_c_int, [_ptr, _c_int, ctypes.c_double, _ptr, _ptr, ctypes.c_double, _ptr]),
 }
 
+_SPMM = {
+    "tsr_sspmm": (_c_int, [_ptr, _c_int, _c_int, _i64, ctypes.c_float, _ptr, _ptr, _i64,
+                           ctypes.c_float, _ptr, _i64]),
+    "tsr_dspmm": (_c_int, [_ptr, _c_int, _c_int, _i64, ctypes.c_double, _ptr, _ptr, _i64,
+                           ctypes.c_double, _ptr, _i64]),
+}
+
 _PLAN = {
     "tsr_gemm_plan_create": (_c_int, [_ptr, ctypes.POINTER(_ptr), _c_int, _c_int, _c_int, _c_int, _i64,
                                       _i64, _i64, _i64, _i64, _i64]),
@@ -115,6 +122,7 @@ class _Library:
         # The sparse and plan functions may be absent from an older library; dense calls still work.
         self.has_sparse = self._bind_optional(_SPARSE)
         self.has_plans = self._bind_optional(_PLAN)
+        self.has_spmm = self._bind_optional(_SPMM)  # sparse x dense blocks (2-D A @ X)
 
     def _bind_optional(self, functions):
         """Declares those of `functions` the library has; whether it has them all."""

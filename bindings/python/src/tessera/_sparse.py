@@ -1,5 +1,6 @@
 # tessera.SparseMatrix (from scipy.sparse, CSR or COO arrays), its storage format, A @ x, A.T @ x
-# and tessera.spmv(alpha, A, x, beta, y) for numpy (or cupy) float32/float64 vectors.
+# (x a vector or a 2-D block), tessera.spmv(alpha, A, x, beta, y) and
+# tessera.spmm(alpha, A, X, beta, Y) for numpy (or cupy) float32/float64 arrays.
 import ctypes
 import operator
 
@@ -7,10 +8,10 @@ import numpy as np
 
 from . import _device
 from ._arrays import (FLOAT_TYPES, aligned_array, contiguous_vector, describe, is_device_array,
-                      real_scalar)
+                      real_scalar, storage)
 from ._constants import (TSR_F32, TSR_F64, TSR_FORMAT_AUTO, TSR_FORMAT_COO, TSR_FORMAT_CSR,
                          TSR_FORMAT_DIA, TSR_FORMAT_ELL, TSR_FORMAT_HYB, TSR_INDEX_I32,
-                         TSR_INDEX_I64, TSR_OP_N, TSR_OP_T)
+                         TSR_INDEX_I64, TSR_OP_N, TSR_OP_T, TSR_ROW_MAJOR, TSR_COL_MAJOR)
 from ._errors import check
 from ._handle import handle_parameter
 from ._library import library
@@ -289,13 +290,42 @@ def _product(matrix, trans, x):
         _call(matrix, trans, 1.0, _address(x_obj), 0.0, _address(y), handle)
         return y
     columns = X.shape[1]
-    x_obj = aligned_array(X.obj, xp, order="F")  # each column contiguous
-    y = xp.empty((out_n, columns), dtype=matrix.dtype, order="F")
-    item = np.dtype(matrix.dtype).itemsize
-    xa, ya = _address(x_obj), _address(y)
-    for j in range(columns):
-        _call(matrix, trans, 1.0, xa + j * in_n * item, 0.0, ya + j * out_n * item, handle)
+    if not getattr(matrix._lib, "has_spmm", False):  # an older library: a product per column
+        x_obj = aligned_array(X.obj, xp, order="F")  # each column contiguous
+        y = xp.empty((out_n, columns), dtype=matrix.dtype, order="F")
+        item = np.dtype(matrix.dtype).itemsize
+        xa, ya = _address(x_obj), _address(y)
+        for j in range(columns):
+            _call(matrix, trans, 1.0, xa + j * in_n * item, 0.0, ya + j * out_n * item, handle)
+        return y
+    # One sparse x dense product on X where it lies (any of its layouts), into a new Y of the
+    # same layout.
+    x_obj, (layout, ldx) = _block_of(X, xp)
+    order = "C" if layout == "row" else "F"
+    y = xp.empty((out_n, columns), dtype=matrix.dtype, order=order)
+    ldy = max(1, columns) if layout == "row" else max(1, out_n)
+    _call_block(matrix, trans, layout, columns, 1.0, _address(x_obj), ldx, 0.0, _address(y), ldy,
+                handle)
     return y
+
+
+def _block_of(X, xp):
+    """A 2-D array as the library can read it: (the array, (layout, leading dimension)), the
+    array itself where its strides allow, else an aligned copy."""
+    found = storage(X)
+    if found:
+        return X.obj, found[0]
+    copy = aligned_array(X.obj, xp, order="C")
+    return copy, storage(describe(copy, "x"))[0]
+
+
+def _call_block(matrix, trans, layout, k, alpha, x_address, ldx, beta, y_address, ldy, handle):
+    lib = matrix._lib
+    name, fn = (("tsr_sspmm", lib.tsr_sspmm) if matrix.dtype == np.float32
+                else ("tsr_dspmm", lib.tsr_dspmm))
+    check(name, fn(handle_parameter(handle), TSR_ROW_MAJOR if layout == "row" else TSR_COL_MAJOR,
+                   TSR_OP_T if trans else TSR_OP_N, k, alpha, matrix._as_parameter_, x_address,
+                   ldx, beta, y_address, ldy))
 
 
 def _address(x):
@@ -359,3 +389,74 @@ def spmv(alpha, A, x, beta=0.0, y=None, *, handle=None):
         x_obj = aligned_array(X.obj, _device.module_of(x) if on_device else np)
     _call(matrix, trans, alpha, _address(x_obj), beta, _address(y), h)
     return y
+
+
+def spmm(alpha, A, X, beta=0.0, Y=None, *, handle=None):
+    """``Y = alpha * op(A) @ X + beta * Y`` in place for 2-D blocks X and Y; returns Y.
+
+    ``A`` is a :class:`SparseMatrix` or its ``.T``; ``X`` and ``Y`` are 2-D arrays of A's dtype
+    with as many columns each, in row-major (C) or column-major (Fortran) order, views with a
+    leading dimension included. ``Y`` is written in place, so it must be writable and in one of
+    those orders; ``X`` is read in place where it has Y's order, else copied to it. ``Y`` may be
+    None (with beta == 0) for a new array in X's order. ``handle`` defaults to the matrix's own.
+    """
+    function = "tessera.spmm"
+    matrix, trans = _unwrap(A, function)
+    if matrix._ptr is None:
+        raise ValueError(f"{function}: the matrix is closed")
+    if not getattr(matrix._lib, "has_spmm", False):
+        raise RuntimeError(f"{function}: the loaded library ({matrix._lib.path}) has no "
+                           "tsr_sspmm/tsr_dspmm; install a newer libtessera")
+    alpha, beta = real_scalar(alpha, "alpha", function), real_scalar(beta, "beta", function)
+    out_n, in_n = _sizes(matrix, trans)
+    op = "A.T" if trans else "A"
+    arrays = [v for v in (X, Y) if v is not None]
+    device = [is_device_array(v) for v in arrays]
+    if any(device) and not all(device):
+        raise TypeError(f"{function}: X and Y must both be host (numpy) arrays or both "
+                        "device arrays")
+    on_device = any(device)
+    xp = _device.module_of(X) if on_device else np
+    Xd = describe(X, "X")
+    _check_vector_dtype(matrix, Xd, "X", function)
+    if Xd.ndim != 2 or Xd.shape[0] != in_n:
+        raise ValueError(f"{function}: {op} is {out_n}x{in_n}, so X must have {in_n} rows, "
+                         f"not shape {Xd.shape}")
+    if on_device:
+        _device.require_cuda(function)
+    k = Xd.shape[1]
+    if Y is None:
+        if beta != 0.0:
+            raise ValueError(f"{function}: beta = {beta} scales Y, but no Y was given")
+        x_obj, (layout, ldx) = _block_of(Xd, xp)
+        Y = xp.empty((out_n, k), dtype=matrix.dtype, order="C" if layout == "row" else "F")
+    elif not on_device and not isinstance(Y, np.ndarray):
+        raise TypeError(f"{function}: Y must be a numpy array (it is written in place), "
+                        f"not {type(Y).__name__}")
+    Yd = describe(Y, "Y")
+    _check_vector_dtype(matrix, Yd, "Y", function)
+    if Yd.ndim != 2 or Yd.shape != (out_n, k):
+        raise ValueError(f"{function}: {op} @ X is {out_n}x{k}, so Y must have that shape, "
+                         f"not {Yd.shape}")
+    if Yd.readonly:
+        raise ValueError(f"{function}: Y is read-only")
+    y_layouts = storage(Yd)
+    if not y_layouts:
+        raise ValueError(f"{function}: Y (strides {getattr(Y, 'strides', None)}) cannot be written "
+                         "in place: pass a C- or Fortran-ordered array (or a view of one)")
+    # Y's layout decides; X is read in place where it has that layout too, else copied to it.
+    layout, ldy = y_layouts[0]
+    x_layouts = dict(storage(Xd))
+    if layout in x_layouts:
+        x_obj, ldx = Xd.obj, x_layouts[layout]
+    else:
+        x_obj = aligned_array(Xd.obj, xp, order="C" if layout == "row" else "F")
+        ldx = dict(storage(describe(x_obj, "X")))[layout]
+    if not on_device and np.may_share_memory(x_obj, Y):
+        raise ValueError(f"{function}: Y shares memory with X")
+    h = handle if handle is not None else matrix._handle
+    if on_device:
+        h = _device.device_handle(h, function)
+    _call_block(matrix, trans, layout, k, alpha, _address(x_obj), ldx, beta, _address(Y), ldy,
+                h)
+    return Y
