@@ -57,7 +57,8 @@ SpmmRecord measure_cpu(const CsrMatrix &m, const SpmvOptions &o, char layout, in
     r.k = k;
     r.anchor = o.eigen ? "eigen" : "none";
     const bool row_major = layout == 'r';
-    const std::vector<I> row_ptr(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
+    const std::vector<I> row_ptr(m.row_ptr.begin(), m.row_ptr.end()),
+        col(m.col.begin(), m.col.end());
     const std::vector<V> val(m.val.begin(), m.val.end());
     std::mt19937_64 rng(o.seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -72,10 +73,10 @@ SpmmRecord measure_cpu(const CsrMatrix &m, const SpmvOptions &o, char layout, in
     tsr_set_backend(h, TSR_BACKEND_CPU);
     tsr_set_num_threads(h, threads);
     // The bench's arrays used in place, as a user holding a CSR matrix would.
-    tsr_status s = tsr_sparse_create_csr_view(nullptr, &A, sizeof(V) == 4 ? TSR_F32 : TSR_F64,
-                                              sizeof(I) == 4 ? TSR_INDEX_I32 : TSR_INDEX_I64,
-                                              m.rows, m.cols, m.nnz(), row_ptr.data(), col.data(),
-                                              val.data());
+    tsr_status s =
+        tsr_sparse_create_csr_view(nullptr, &A, sizeof(V) == 4 ? TSR_F32 : TSR_F64,
+                                   sizeof(I) == 4 ? TSR_INDEX_I32 : TSR_INDEX_I64, m.rows, m.cols,
+                                   m.nnz(), row_ptr.data(), col.data(), val.data());
     const tsr_layout tl = row_major ? TSR_ROW_MAJOR : TSR_COL_MAJOR;
     auto ours_call = [&] {
         if constexpr (sizeof(V) == 4)
@@ -90,8 +91,8 @@ SpmmRecord measure_cpu(const CsrMatrix &m, const SpmvOptions &o, char layout, in
         std::vector<TimedSide> sides{{"tessera", wall_timed(ours_call)}};
         std::function<void()> eigen;
         if (o.eigen) {
-            const CsrView view{m.rows, m.cols, m.nnz(), row_ptr.data(), col.data(), val.data(),
-                               sizeof(V) == 4, sizeof(I) == 8};
+            const CsrView view{m.rows,     m.cols,     m.nnz(),        row_ptr.data(),
+                               col.data(), val.data(), sizeof(V) == 4, sizeof(I) == 8};
             std::string why;
             eigen = eigen_block_product(view, X.data(), theirs.data(), k, row_major, threads, &why);
             if (eigen) {
@@ -220,22 +221,22 @@ int run_spmm_command(ArgCursor &args) {
         Json &out = json["records"];
         out = Json::array();
         for (const SpmmRecord &r : records)
-            out.push_back({{"matrix", r.matrix},
-                           {"rows", r.rows},
-                           {"cols", r.cols},
-                           {"nnz", r.nnz},
-                           {"dtype", std::string(1, r.dtype)},
-                           {"index_bits", r.index_bits},
-                           {"layout", std::string(1, r.layout)},
-                           {"k", r.k},
-                           {"tessera_s", json_number(r.ours_s > 0 ? std::optional(r.ours_s)
-                                                                  : std::nullopt)},
-                           {"anchor", r.anchor},
-                           {"anchor_s", json_number(r.anchor_s > 0 ? std::optional(r.anchor_s)
-                                                                   : std::nullopt)},
-                           {"difference", r.difference},
-                           {"status", r.status},
-                           {"note", r.note}});
+            out.push_back(
+                {{"matrix", r.matrix},
+                 {"rows", r.rows},
+                 {"cols", r.cols},
+                 {"nnz", r.nnz},
+                 {"dtype", std::string(1, r.dtype)},
+                 {"index_bits", r.index_bits},
+                 {"layout", std::string(1, r.layout)},
+                 {"k", r.k},
+                 {"tessera_s", json_number(r.ours_s > 0 ? std::optional(r.ours_s) : std::nullopt)},
+                 {"anchor", r.anchor},
+                 {"anchor_s",
+                  json_number(r.anchor_s > 0 ? std::optional(r.anchor_s) : std::nullopt)},
+                 {"difference", r.difference},
+                 {"status", r.status},
+                 {"note", r.note}});
         if (!json_out.emit(json)) return 1;
     }
     return failed ? 1 : 0;

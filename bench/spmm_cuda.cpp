@@ -67,7 +67,8 @@ SpmmRecord measure(const CsrMatrix &m, const SpmvOptions &o, char layout, int64_
     r.layout = layout;
     r.k = k;
     const bool row_major = layout == 'r';
-    const std::vector<I> row_ptr(m.row_ptr.begin(), m.row_ptr.end()), col(m.col.begin(), m.col.end());
+    const std::vector<I> row_ptr(m.row_ptr.begin(), m.row_ptr.end()),
+        col(m.col.begin(), m.col.end());
     const std::vector<V> val(m.val.begin(), m.val.end());
     std::mt19937_64 rng(o.seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -201,8 +202,10 @@ SpmmRecord measure_spmm_cuda(const CsrMatrix &m, const SpmvOptions &o, char dtyp
                              int64_t k) {
     const bool i64 = o.index_bits == 64;
     if (dtype == 's')
-        return i64 ? measure<float, int64_t>(m, o, layout, k) : measure<float, int32_t>(m, o, layout, k);
-    return i64 ? measure<double, int64_t>(m, o, layout, k) : measure<double, int32_t>(m, o, layout, k);
+        return i64 ? measure<float, int64_t>(m, o, layout, k)
+                   : measure<float, int32_t>(m, o, layout, k);
+    return i64 ? measure<double, int64_t>(m, o, layout, k)
+               : measure<double, int32_t>(m, o, layout, k);
 }
 
 std::string spmm_cuda_head() {

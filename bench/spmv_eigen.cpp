@@ -70,7 +70,8 @@ std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bo
 
 std::string eigen_version() {
     return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
-           std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
+           std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + " (" +
+           Eigen::SimdInstructionSetsInUse() + ")";
 }
 
 #else

@@ -27,7 +27,8 @@ std::function<void()> eigen_product(const CsrView &a, const void *x, void *y, bo
 std::function<void()> eigen_block_product(const CsrView &a, const void *X, void *Y, int64_t k,
                                           bool row_major, int threads, std::string *why);
 
-// "Eigen 3.4.0" or a note saying it is not built in.
+// "Eigen 3.4.0 (AVX512, FMA, ...)" (the instruction sets it was compiled for) or a note saying it
+// is not built in.
 std::string eigen_version();
 
 } // namespace tessera::bench

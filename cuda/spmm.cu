@@ -92,7 +92,8 @@ cudaError_t launch_shape(const DeviceCsr &a, bool row_major, const Block<V> &b,
     const auto *rp = static_cast<const I *>(a.row_ptr);
     const auto *ci = static_cast<const I *>(a.col);
     const auto *va = static_cast<const V *>(a.val);
-    if (row_major) spmm_rows<V, I, G, C, true><<<grid, kBlockThreads, 0, stream>>>(a.rows, rp, ci, va, b);
+    if (row_major)
+        spmm_rows<V, I, G, C, true><<<grid, kBlockThreads, 0, stream>>>(a.rows, rp, ci, va, b);
     else spmm_rows<V, I, G, C, false><<<grid, kBlockThreads, 0, stream>>>(a.rows, rp, ci, va, b);
     return cudaGetLastError();
 }
@@ -140,10 +141,10 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
         return st;
 
     const int64_t elem = int64_t(sizeof(T));
-    const int64_t x_bytes = a.row_major ? span_bytes(in, a.k, a.ldx, elem)
-                                        : span_bytes(a.k, in, a.ldx, elem);
-    const int64_t y_bytes = a.row_major ? span_bytes(out, a.k, a.ldy, elem)
-                                        : span_bytes(a.k, out, a.ldy, elem);
+    const int64_t x_bytes =
+        a.row_major ? span_bytes(in, a.k, a.ldx, elem) : span_bytes(a.k, in, a.ldx, elem);
+    const int64_t y_bytes =
+        a.row_major ? span_bytes(out, a.k, a.ldy, elem) : span_bytes(a.k, out, a.ldy, elem);
     const Memory ky = classify(a.Y);
     const Memory kx = read_a ? classify(a.X) : Memory::device;
 
@@ -152,8 +153,7 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
     T *dy = a.Y;
     if (kx != Memory::device) {
         if (tsr_status st = s->vector[0].reserve(size_t(x_bytes)); st != TSR_SUCCESS) return st;
-        if (tsr_status st = upload_bytes(*s, s->vector[0].ptr, a.X, x_bytes, kx);
-            st != TSR_SUCCESS)
+        if (tsr_status st = upload_bytes(*s, s->vector[0].ptr, a.X, x_bytes, kx); st != TSR_SUCCESS)
             return st;
         dx = static_cast<const T *>(s->vector[0].ptr);
     }
@@ -165,9 +165,8 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
         if (tsr_status st = upload_bytes(*s, dy, a.Y, y_bytes, ky); st != TSR_SUCCESS) return st;
     }
     const Block<T> b{a.k, a.alpha, dx, a.ldx, a.beta, dy, a.ldy, read_a};
-    const cudaError_t e = m->index_bytes == 4
-                              ? launch<T, int32_t>(*csr, a.row_major, b, s->stream)
-                              : launch<T, int64_t>(*csr, a.row_major, b, s->stream);
+    const cudaError_t e = m->index_bytes == 4 ? launch<T, int32_t>(*csr, a.row_major, b, s->stream)
+                                              : launch<T, int64_t>(*csr, a.row_major, b, s->stream);
     if (e != cudaSuccess) return fail_cuda(e, "sparse x dense kernel launch");
     if (ky != Memory::device) return download_bytes(*s, a.Y, dy, y_bytes, ky); // waits
     if (kx != Memory::device)

@@ -2,4 +2,4 @@
 // -mfma, run only where CPUID says so.
 #include "cpu/spmm_rows.hpp"
 
-TESSERA_SPMM_KERNELS(avx512, 64, 64, 16)
+TESSERA_SPMM_KERNELS(avx512, 64, 64, 32)

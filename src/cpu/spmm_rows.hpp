@@ -10,6 +10,7 @@
 // column would read A k times).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -117,10 +118,10 @@ void col_major_block(const SpmmRows<V, I> &a, int64_t r0, int64_t r1, int64_t j0
     }
 }
 
-// Every column of rows [r0, r1): blocks of the widest width that fits, from Wide down to 1, in
-// vectors of VB bytes.
+// Every column of rows [r0, r1) in [j0, k): blocks of the widest width that fits, from Wide
+// down to 1, in vectors of VB bytes.
 template <int Wide, int VB, typename V, typename I>
-void rows(const SpmmRows<V, I> &a, int64_t r0, int64_t r1) {
+void columns(const SpmmRows<V, I> &a, int64_t r0, int64_t r1) {
     int64_t j0 = 0;
     auto run = [&](auto width) {
         constexpr int w = decltype(width)::value;
@@ -138,6 +139,20 @@ void rows(const SpmmRows<V, I> &a, int64_t r0, int64_t r1) {
     run(std::integral_constant<int, 4>{});
     run(std::integral_constant<int, 2>{});
     run(std::integral_constant<int, 1>{});
+}
+
+// Rows [r0, r1), a few rows at a time through all their column blocks: the blocks of one row of
+// X that a row's entries name are read close together in time (one pass of column blocks over
+// all the rows would walk X and Y with a stride of their whole rows, once per block).
+inline constexpr int64_t kRowsPerStep = 16;
+template <int Wide, int VB, typename V, typename I>
+void rows(const SpmmRows<V, I> &a, int64_t r0, int64_t r1) {
+    if (!a.row_major || a.k <= Wide) {
+        columns<Wide, VB>(a, r0, r1);
+        return;
+    }
+    for (int64_t i = r0; i < r1; i += kRowsPerStep)
+        columns<Wide, VB>(a, i, std::min(r1, i + kRowsPerStep));
 }
 
 } // namespace tessera::cpu::spmm_loops

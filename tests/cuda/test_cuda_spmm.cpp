@@ -17,8 +17,8 @@ namespace {
 
 // Bit 0: X on the device; bit 1: Y on the device.
 template <typename T> BlockRunner<T> placed(int where) {
-    return [where](tsr_handle h, const BlockCase &c, T alpha, tsr_sparse A,
-                   const std::vector<T> &X, int64_t ldx, T beta, std::vector<T> &Y, int64_t ldy) {
+    return [where](tsr_handle h, const BlockCase &c, T alpha, tsr_sparse A, const std::vector<T> &X,
+                   int64_t ldx, T beta, std::vector<T> &Y, int64_t ldy) {
         DeviceArray<T> dx(X), dy(Y);
         const T *px = (where & 1) ? dx.ptr : X.data();
         T *py = (where & 2) ? dy.ptr : Y.data();
@@ -105,8 +105,8 @@ TEST(CudaSpmm, EveryFormatsPlanMakesItsCsrCopy) {
     TSR_REQUIRE_CUDA();
     CudaHandle cuda;
     const Entries band = from_csr(tessera::bench::banded(3000, 3, 1.0, 7));
-    for (tsr_format f : {TSR_FORMAT_AUTO, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA,
-                         TSR_FORMAT_HYB}) {
+    for (tsr_format f :
+         {TSR_FORMAT_AUTO, TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA, TSR_FORMAT_HYB}) {
         sweep<float>(cuda.h, band, TSR_INDEX_I32, f, false);
         sweep<double>(cuda.h, band, TSR_INDEX_I64, f, false);
     }
