@@ -384,13 +384,13 @@ TSR_API tsr_status tsr_sparse_create_coo(tsr_handle handle, tsr_sparse *matrix, 
  * backend. `TSR_FORMAT_AUTO` analyses the structure (row lengths, their spread, the number
  * and fill of the diagonals) and picks the format expected to be fastest; on the CPU backend,
  * for a matrix of 2^16 entries or more, it times one product in each format the matrix admits
- * and keeps the fastest (up to six conversions and twenty products, once: a few hundred
- * products' time; `TESSERA_SPARSE_TUNE=off` keeps the structural rules alone, for a matrix
- * used for a few products only). With `TESSERA_VERBOSE=1` the choice and its reason are
- * printed. A named format is used as
- * asked, except that ELL and DIA are refused with ::TSR_ERR_NOT_SUPPORTED when they would
- * store more than 8 × nnz slots (values plus padding); the matrix then keeps its format.
- * May be called again; must not run while products on the same matrix are running.
+ * and keeps the fastest (the two fastest timed twice: up to eight conversions and thirty
+ * products, once: a few hundred products' time; `TESSERA_SPARSE_TUNE=off` keeps the structural
+ * rules alone, for a matrix used for a few products only). With `TESSERA_VERBOSE=1` the choice and
+ * its reason are printed. A named format is used as asked, except that ELL and DIA are refused with
+ * ::TSR_ERR_NOT_SUPPORTED when they would store more than 8 × nnz slots (values plus padding); the
+ * matrix then keeps its format. May be called again; must not run while products on the same matrix
+ * are running.
  *
  * @param handle a handle from tsr_create(), or NULL for the default handle; its backend
  *               decides the rules of the automatic choice.
