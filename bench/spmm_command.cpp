@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <random>
 
 #include <tessera/tessera.h>
 
@@ -46,26 +45,14 @@ namespace {
 template <typename V, typename I>
 SpmmRecord measure_cpu(const CsrMatrix &m, const SpmvOptions &o, char layout, int64_t k,
                        int threads) {
-    SpmmRecord r;
-    r.matrix = m.name;
-    r.rows = m.rows;
-    r.cols = m.cols;
-    r.nnz = m.nnz();
-    r.dtype = sizeof(V) == 4 ? 's' : 'd';
-    r.index_bits = int(sizeof(I) * 8);
-    r.layout = layout;
-    r.k = k;
+    SpmmCase<V, I> c(m, o.seed, layout, k);
+    SpmmRecord r = c.head;
     r.anchor = o.eigen ? "eigen" : "none";
-    const bool row_major = layout == 'r';
-    const std::vector<I> row_ptr(m.row_ptr.begin(), m.row_ptr.end()),
-        col(m.col.begin(), m.col.end());
-    const std::vector<V> val(m.val.begin(), m.val.end());
-    std::mt19937_64 rng(o.seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<V> X(size_t(m.cols * k)), ours(size_t(m.rows * k)), theirs(size_t(m.rows * k));
-    for (V &x : X) x = V(u(rng));
-    const int64_t ldx = row_major ? k : std::max<int64_t>(1, m.cols);
-    const int64_t ldy = row_major ? k : std::max<int64_t>(1, m.rows);
+    const bool row_major = c.row_major;
+    const std::vector<I> &row_ptr = c.row_ptr, &col = c.col;
+    const std::vector<V> &val = c.val, &X = c.X;
+    const int64_t ldx = c.ldx, ldy = c.ldy;
+    std::vector<V> ours(size_t(m.rows * k)), theirs(size_t(m.rows * k));
 
     tsr_handle h = nullptr;
     tsr_sparse A = nullptr;

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -57,25 +56,12 @@ double time_launches(EventTimer &timer, const std::function<void()> &launch, dou
 
 template <typename V, typename I>
 SpmmRecord measure(const CsrMatrix &m, const SpmvOptions &o, char layout, int64_t k) {
-    SpmmRecord r;
-    r.matrix = m.name;
-    r.rows = m.rows;
-    r.cols = m.cols;
-    r.nnz = m.nnz();
-    r.dtype = sizeof(V) == 4 ? 's' : 'd';
-    r.index_bits = int(sizeof(I) * 8);
-    r.layout = layout;
-    r.k = k;
-    const bool row_major = layout == 'r';
-    const std::vector<I> row_ptr(m.row_ptr.begin(), m.row_ptr.end()),
-        col(m.col.begin(), m.col.end());
-    const std::vector<V> val(m.val.begin(), m.val.end());
-    std::mt19937_64 rng(o.seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<V> X(size_t(m.cols * k));
-    for (V &x : X) x = V(u(rng));
-    const int64_t ldx = row_major ? k : std::max<int64_t>(1, m.cols);
-    const int64_t ldy = row_major ? k : std::max<int64_t>(1, m.rows);
+    SpmmCase<V, I> c(m, o.seed, layout, k);
+    SpmmRecord r = c.head;
+    const bool row_major = c.row_major;
+    const std::vector<I> &row_ptr = c.row_ptr, &col = c.col;
+    const std::vector<V> &val = c.val, &X = c.X;
+    const int64_t ldx = c.ldx, ldy = c.ldy;
     const size_t y_bytes = size_t(m.rows * k) * sizeof(V);
 
     cudaStream_t stream = nullptr;
