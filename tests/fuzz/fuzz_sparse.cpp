@@ -1,5 +1,6 @@
 // libFuzzer harness for the sparse API: bytes become CSR or COO arrays (valid, broken or huge),
-// created, converted to every format and multiplied on the CPU backend against the reference.
+// created, converted to every format and multiplied on the CPU backend against the reference,
+// with vectors and with a block of columns (tsr_?spmm).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -282,14 +283,16 @@ template <typename T> struct Product {
     std::vector<Class> want_class;
 };
 
+// A product with its oracle; `scalars` (for the columns of a block product) gives alpha and beta.
 template <typename T, typename I, typename V>
-Product<T> make_product(FuzzedDataProvider &in, const Case &c, const Typed<I, V> &t, tsr_op op) {
+Product<T> make_product(FuzzedDataProvider &in, const Case &c, const Typed<I, V> &t, tsr_op op,
+                        const Product<T> *scalars = nullptr) {
     Product<T> p;
     p.op = op;
     const bool trans = op != TSR_OP_N;
     const int64_t n_in = trans ? c.rows : c.cols, n_out = trans ? c.cols : c.rows;
-    p.alpha = scale<T>(in);
-    p.beta = scale<T>(in);
+    p.alpha = scalars ? scalars->alpha : scale<T>(in);
+    p.beta = scalars ? scalars->beta : scale<T>(in);
     const T nan = std::numeric_limits<T>::quiet_NaN();
     p.x.resize(size_t(n_in));
     for (T &v : p.x) v = p.alpha == T(0) ? nan : small_value<T>(in); // alpha == 0: x is not read
@@ -349,23 +352,11 @@ tsr_status spmv(tsr_handle h, tsr_op op, T alpha, tsr_sparse A, const T *x, T be
     else return tsr_dspmv(h, op, alpha, A, x, beta, y);
 }
 
-// Runs the product on `h` and checks it against the oracle (class, then bound) and, when given,
-// against another backend's result (class, then twice the bound: both carry rounding errors).
+// y against the oracle of `p` (class, then bound) and, when given, against another backend's
+// result (class, then twice the bound: both carry rounding errors).
 template <typename T>
-std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p,
-                           const std::vector<T> *other, const char *who, tsr_format format) {
-    std::vector<T> y = p.y0;
-    const std::vector<T> x_before = p.x;
-    const char op = p.op == TSR_OP_N ? 'N' : p.op == TSR_OP_T ? 'T' : 'C';
-    if (trace())
-        std::fprintf(stderr, "  %s spmv op %c on %s, alpha %g, beta %g\n", who, op,
-                     format_label(format), double(p.alpha), double(p.beta));
-    const tsr_status s = spmv<T>(h, p.op, p.alpha, A, p.x_ptr, p.beta, y.data());
-    if (s != TSR_SUCCESS)
-        broken("%s spmv op %c on %s: status %s: %s", who, op, format_label(format),
-               tsr_status_string(s), tsr_last_error());
-    if (!same_bytes(x_before, p.x))
-        broken("%s spmv op %c on %s wrote to x", who, op, format_label(format));
+void check_y(const std::vector<T> &y, const Product<T> &p, const std::vector<T> *other,
+             const char *who, char op, tsr_format format) {
     for (size_t o = 0; o < y.size(); ++o) {
         const Class got = class_of(y[o]);
         if (got != p.want_class[o])
@@ -387,7 +378,79 @@ std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p,
             broken("%s spmv op %c on %s: y[%zu] = %.9g, reference %.9g, beyond twice the bound %Lg",
                    who, op, format_label(format), o, double(y[o]), double((*other)[o]), p.bound[o]);
     }
+}
+
+// Runs the product on `h` and checks it (check_y).
+template <typename T>
+std::vector<T> run_checked(tsr_handle h, tsr_sparse A, const Product<T> &p,
+                           const std::vector<T> *other, const char *who, tsr_format format) {
+    std::vector<T> y = p.y0;
+    const std::vector<T> x_before = p.x;
+    const char op = p.op == TSR_OP_N ? 'N' : p.op == TSR_OP_T ? 'T' : 'C';
+    if (trace())
+        std::fprintf(stderr, "  %s spmv op %c on %s, alpha %g, beta %g\n", who, op,
+                     format_label(format), double(p.alpha), double(p.beta));
+    const tsr_status s = spmv<T>(h, p.op, p.alpha, A, p.x_ptr, p.beta, y.data());
+    if (s != TSR_SUCCESS)
+        broken("%s spmv op %c on %s: status %s: %s", who, op, format_label(format),
+               tsr_status_string(s), tsr_last_error());
+    if (!same_bytes(x_before, p.x))
+        broken("%s spmv op %c on %s wrote to x", who, op, format_label(format));
+    check_y(y, p, other, who, op, format);
     return y;
+}
+
+// A block product Y = alpha·op(A)·X + beta·Y of 1 to 5 columns, each column a product of its
+// own with the first one's alpha and beta, in one tsr_?spmm on `h`, row- or column-major with
+// padded leading dimensions: every column checked as a vector is (check_y), the padding of Y
+// left as it was (a sentinel) and that of X never read (NaN).
+template <typename T, typename I, typename V>
+void block_product(FuzzedDataProvider &in, const Case &c, const Typed<I, V> &t, tsr_sparse A,
+                   tsr_handle h, tsr_format format) {
+    const tsr_op op = in.ConsumeBool() ? TSR_OP_N : TSR_OP_T;
+    const int64_t k = in.ConsumeIntegralInRange<int64_t>(1, 5);
+    const bool row_major = in.ConsumeBool();
+    const int64_t pad = in.ConsumeIntegralInRange<int64_t>(0, 2);
+    std::vector<Product<T>> cols;
+    cols.push_back(make_product<T>(in, c, t, op));
+    for (int64_t j = 1; j < k; ++j) cols.push_back(make_product<T>(in, c, t, op, &cols[0]));
+    const bool trans = op != TSR_OP_N;
+    const int64_t n_in = trans ? c.rows : c.cols, n_out = trans ? c.cols : c.rows;
+    const int64_t ldx = (row_major ? k : std::max<int64_t>(1, n_in)) + pad;
+    const int64_t ldy = (row_major ? k : std::max<int64_t>(1, n_out)) + pad;
+    auto at = [&](int64_t i, int64_t j, int64_t ld) {
+        return size_t(row_major ? i * ld + j : i + j * ld);
+    };
+    const T sentinel = T(-7.25);
+    std::vector<T> X(size_t(row_major ? n_in * ldx : k * ldx), std::numeric_limits<T>::quiet_NaN());
+    std::vector<T> Y(size_t(row_major ? n_out * ldy : k * ldy), sentinel);
+    for (int64_t j = 0; j < k; ++j) {
+        for (int64_t i = 0; i < n_in; ++i) X[at(i, j, ldx)] = cols[size_t(j)].x[size_t(i)];
+        for (int64_t i = 0; i < n_out; ++i) Y[at(i, j, ldy)] = cols[size_t(j)].y0[size_t(i)];
+    }
+    std::vector<bool> inside(Y.size(), false);
+    for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < n_out; ++i) inside[at(i, j, ldy)] = true;
+    const T alpha = cols[0].alpha, beta = cols[0].beta;
+    const T *x = cols[0].x_ptr ? X.data() : nullptr; // NULL only where alpha == 0
+    const tsr_layout layout = row_major ? TSR_ROW_MAJOR : TSR_COL_MAJOR;
+    tsr_status s;
+    if constexpr (sizeof(T) == 4)
+        s = tsr_sspmm(h, layout, op, k, alpha, A, x, ldx, beta, Y.data(), ldy);
+    else s = tsr_dspmm(h, layout, op, k, alpha, A, x, ldx, beta, Y.data(), ldy);
+    if (s != TSR_SUCCESS)
+        broken("spmm k %lld op %c on %s: status %s: %s", (long long)k, trans ? 'T' : 'N',
+               format_label(format), tsr_status_string(s), tsr_last_error());
+    for (size_t e = 0; e < Y.size(); ++e)
+        if (!inside[e] && !same_bytes(std::vector<T>{Y[e]}, std::vector<T>{sentinel}))
+            broken("spmm k %lld on %s wrote the padding of Y (element %zu)", (long long)k,
+                   format_label(format), e);
+    for (int64_t j = 0; j < k; ++j) {
+        std::vector<T> y(static_cast<size_t>(n_out));
+        for (int64_t i = 0; i < n_out; ++i) y[size_t(i)] = Y[at(i, j, ldy)];
+        check_y<T>(y, cols[size_t(j)], nullptr, row_major ? "cpu spmm (row-major)" : "cpu spmm",
+                   trans ? 'T' : 'N', format);
+    }
 }
 
 // Every format on the CPU backend (and the reference backend over the same converted storage),
@@ -429,6 +492,10 @@ void products(FuzzedDataProvider &in, const Case &c, const Typed<I, T> &t, tsr_s
             run_checked<T>(hs.ref, A, prods[k], &ref[k], "reference (converted)", after);
         }
     }
+
+    tsr_format last = TSR_FORMAT_CSR;
+    tsr_sparse_get_format(A, &last);
+    block_product<T>(in, c, t, A, cpu, last);
 
     // Refusals leave y alone: an op outside the enum, the other precision's entry point.
     std::vector<T> y = prods[0].y0;
