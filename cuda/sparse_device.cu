@@ -80,25 +80,13 @@ tsr_status check_blocks(int64_t blocks) {
 
 // TESSERA_CUDA_TILE_ROWS, TESSERA_CUDA_TILE_LONG and TESSERA_CUDA_TILE_SLABS: the gpu_tiles
 // layout's R, long-row length and S instead of the automatic ones (for measuring). Read once.
-int64_t env_count(const char *name) {
-    const char *v = setting(name);
-    if (!v || !*v) return 0;
-    char *end = nullptr;
-    const long long n = std::strtoll(v, &end, 10);
-    if (*end || n <= 0) {
-        std::fprintf(stderr, "tessera: ignoring %s=%.64s%s (a positive count)\n", name, v,
-                     std::strlen(v) > 64 ? "... (cut)" : "");
-        return 0;
-    }
-    return n;
-}
 
 const TilesConfig &tiles_env() {
     static const TilesConfig config = [] {
         TilesConfig t;
-        t.tile_rows = env_count("TESSERA_CUDA_TILE_ROWS");
-        t.long_row = env_count("TESSERA_CUDA_TILE_LONG");
-        t.slabs = env_count("TESSERA_CUDA_TILE_SLABS");
+        t.tile_rows = setting_count("TESSERA_CUDA_TILE_ROWS");
+        t.long_row = setting_count("TESSERA_CUDA_TILE_LONG");
+        t.slabs = setting_count("TESSERA_CUDA_TILE_SLABS");
         return t;
     }();
     return config;
@@ -402,6 +390,19 @@ tsr_status extra_csr(State &s, const core::SparseView &A, DeviceMatrix &m, bool 
 
 } // namespace
 
+int64_t setting_count(const char *name) {
+    const char *v = setting(name);
+    if (!v || !*v) return 0;
+    char *end = nullptr;
+    const long long n = std::strtoll(v, &end, 10);
+    if (*end || n <= 0) {
+        std::fprintf(stderr, "tessera: ignoring %s=%.64s%s (a positive count)\n", name, v,
+                     std::strlen(v) > 64 ? "... (cut)" : "");
+        return 0;
+    }
+    return n;
+}
+
 tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
                       const DeviceCsr **out) {
     return extra_csr(
@@ -433,6 +434,64 @@ tsr_status plain_csr(State &s, const core::SparseView &A, int threads, DeviceMat
                               m.plain);
         },
         out);
+}
+
+tsr_status long_rows(State &s, const core::SparseView &A, DeviceMatrix &m, bool trans,
+                     const DeviceRowChunks **out) {
+    std::lock_guard<std::mutex> guard(m.transpose_lock);
+    static const int64_t chunk = [] {
+        const int64_t n = setting_count("TESSERA_CUDA_SPMM_CHUNK");
+        return n > 0 ? n : kBlockChunk;
+    }();
+    DeviceRowChunks &d = m.chunks[trans ? 1 : 0];
+    if (!m.has_chunks[trans ? 1 : 0]) {
+        d.len = chunk;
+        const size_t mark = m.allocations.size();
+        Copier c{s, m};
+        tsr_status st;
+        try {
+            st = with_types(A, [&](auto v, auto i) {
+                using I = decltype(i);
+                const auto a = csr_of<decltype(v), I>(A.csr);
+                // Row lengths of op(A): of A's rows, or the entries of each of A's columns.
+                std::vector<int64_t> len(size_t(trans ? a.cols : a.rows), 0);
+                if (trans)
+                    for (int64_t p = 0; p < a.nnz(); ++p) ++len[size_t(a.col[p])];
+                else
+                    for (int64_t r = 0; r < a.rows; ++r)
+                        len[size_t(r)] = int64_t(a.row_ptr[r + 1]) - int64_t(a.row_ptr[r]);
+                std::vector<int64_t> row, first{0}, owner;
+                for (size_t r = 0; r < len.size(); ++r) {
+                    if (len[r] <= chunk) continue;
+                    const int64_t n = (len[r] + chunk - 1) / chunk;
+                    owner.insert(owner.end(), size_t(n), int64_t(row.size()));
+                    row.push_back(int64_t(r));
+                    first.push_back(first.back() + n);
+                }
+                d.long_rows = int64_t(row.size());
+                d.chunks = int64_t(owner.size());
+                if (row.empty()) return TSR_SUCCESS;
+                const void *p[3];
+                TSR_TRY(c.put(row, &p[0]));
+                TSR_TRY(c.put(first, &p[1]));
+                TSR_TRY(c.put(owner, &p[2]));
+                d.row = static_cast<const int64_t *>(p[0]);
+                d.first = static_cast<const int64_t *>(p[1]);
+                d.owner = static_cast<const int64_t *>(p[2]);
+                return TSR_SUCCESS;
+            });
+        } catch (const std::bad_alloc &) {
+            st = fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory while finding long rows");
+        }
+        if (st != TSR_SUCCESS) {
+            free_from(m, mark);
+            d = DeviceRowChunks{};
+            return st;
+        }
+        m.has_chunks[trans ? 1 : 0] = true;
+    }
+    *out = &d;
+    return TSR_SUCCESS;
 }
 
 void release_matrix(DeviceMatrix *m) {

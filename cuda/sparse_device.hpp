@@ -60,6 +60,18 @@ struct DeviceDia {
     const void *val = nullptr;
 };
 
+// The block products' long rows (spmm.cu): the rows of A (or of Aᵀ) with more than `len`
+// entries, in row order, each cut into chunks of `len` entries (its last shorter) whose
+// partial sums are added in chunk order. `len` is kBlockChunk, or TESSERA_CUDA_SPMM_CHUNK (for
+// measuring; read once).
+inline constexpr int64_t kBlockChunk = 64;
+struct DeviceRowChunks {
+    int64_t len = kBlockChunk;
+    int64_t long_rows = 0, chunks = 0;
+    const int64_t *row = nullptr;   // long_rows: the row of each
+    const int64_t *first = nullptr; // long_rows + 1: the first chunk of each
+    const int64_t *owner = nullptr; // chunks: the long row (its index in `row`) of each
+};
 struct DeviceMatrix {
     int device = 0;
     int value_bytes = 0, index_bytes = 0;
@@ -71,11 +83,13 @@ struct DeviceMatrix {
     DeviceDia dia;      // format DIA
     DeviceCoo hyb_tail; // format HYB: its COO tail
 
-    std::mutex transpose_lock; // guards the four below
+    std::mutex transpose_lock; // guards the eight below
     bool has_transpose = false;
     DeviceCsr transpose;
     bool has_plain = false; // A's CSR for the block products, where the format is not CSR
     DeviceCsr plain;
+    bool has_chunks[2] = {false, false}; // the long rows of A [0] and of Aᵀ [1]
+    DeviceRowChunks chunks[2];
 
     std::vector<void *> allocations; // every device array above
     size_t bytes = 0;
@@ -99,6 +113,13 @@ tsr_status transposed(State &s, const core::SparseView &A, int threads, DeviceMa
 tsr_status plain_csr(State &s, const core::SparseView &A, int threads, DeviceMatrix &m,
                      const DeviceCsr **out);
 
+// The long rows of A (of Aᵀ when `trans`) for the block products, found on the host and
+// copied on first need.
+tsr_status long_rows(State &s, const core::SparseView &A, DeviceMatrix &m, bool trans,
+                     const DeviceRowChunks **out);
+// A TESSERA_CUDA_* setting that is a positive count, else 0 (a bad value is reported on
+// stderr and ignored).
+int64_t setting_count(const char *name);
 // Frees every device array of `m`, then `m`.
 void release_matrix(DeviceMatrix *m);
 

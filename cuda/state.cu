@@ -130,6 +130,9 @@ void release_device_resources(State *state) {
     state->carries.release();
     if (state->carries_free) (void)cudaEventDestroy(state->carries_free);
     state->carries_free = nullptr;
+    state->block_work.release();
+    if (state->block_work_free) (void)cudaEventDestroy(state->block_work_free);
+    state->block_work_free = nullptr;
     state->split_slabs.release();
     if (state->split_free) (void)cudaEventDestroy(state->split_free);
     state->split_free = nullptr;

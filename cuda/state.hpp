@@ -48,6 +48,11 @@ struct State {
     DeviceBuffer vector[2];
     DeviceBuffer carries;
     cudaEvent_t carries_free = nullptr;
+    // Block products (spmm.cu, under `staging`): the transposed blocks of column-major X and Y
+    // and the long rows' partial sums, with an event recorded after the last product that
+    // used them, as for the carries.
+    DeviceBuffer block_work;
+    cudaEvent_t block_work_free = nullptr;
     // Host-operand gemm with transfers overlapping the product (gemm.cu): a stream of its own
     // for the copies, created on first use (under `staging`), and events between the two.
     cudaStream_t copies = nullptr;

@@ -3,10 +3,13 @@
 // index type × layout × op × k (every group width and columns per lane, and the grid's
 // second dimension past 128 columns) × padded leading dimensions × alpha/beta, with X and Y
 // on the device and on the host; after a format's optimize (a CSR copy on the device) and on
-// the gpu_tiles layout.
+// the gpu_tiles layout. Rows longer than the chunk length run in chunks; column-major blocks of
+// 8 columns or more run transposed (CTest runs the suite again with a small workspace, so that
+// the columns go in passes).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "cuda_support.hpp"
@@ -77,11 +80,22 @@ void sweep(tsr_handle h, const Entries &e, tsr_index_type itype, tsr_format form
     tsr_sparse_destroy(A);
 }
 
+// The matrix with rows and columns swapped (a dense row becomes a dense column).
+Entries swapped(Entries e) {
+    std::swap(e.rows, e.cols);
+    std::swap(e.row, e.col);
+    e.name += "^T";
+    return e;
+}
+
+// Rows longer than the chunk length (kBlockChunk, 128) in A (the dense row, the power law's
+// longest) and in Aᵀ (the dense column).
 std::vector<Entries> matrices() {
     using namespace tessera::bench;
     return {from_csr(random_k_per_row(300, 200, 7, 1)),
             from_csr(with_empty_rows(700, 900, 4, 0.3, 2)),
             from_csr(one_dense_row(500, 3000, 3, 123, 3)),
+            swapped(from_csr(one_dense_row(400, 2000, 3, 77, 6))),
             from_csr(power_law(2000, 2000, 8, 4)),
             from_csr(random_k_per_row(1, 1, 1, 5)),
             empty_matrix(0, 5),
