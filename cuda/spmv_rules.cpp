@@ -79,7 +79,7 @@ Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, s
             "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR, x read contiguously",
             (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
 
-    if (gpu_tiles_auto(s, value_bytes)) {
+    if (gpu_tiles_auto(s)) {
         decide(TSR_FORMAT_CSR,
                "short rows (mean %.1f, max %lld) scattered over %lld columns (%.0f%% of entries "
                "far from "

@@ -50,19 +50,18 @@ inline constexpr bool kGpuTilesAuto = false;
 inline constexpr int64_t kGpuTilesMinCols = int64_t(1) << 18;
 inline constexpr double kGpuTilesMaxMean = 32;
 
-// AUTO's own rule for gpu_tiles (plan_format): in double, only without rows longer than
-// kGpuTilesAutoMaxRow (no long tiles). On short rows whose columns scatter, the tiles' column
-// order lets neighbouring gathers of x share L2 sectors, which no other kernel does, in either
-// type. Long rows go to long tiles, whose sums are shared-memory atomics: for doubles those are
-// compare-and-swap loops that cost more than the shared sectors save, so doubles with long rows
-// keep the merge path (docs/journal/2026-11-cuda-spmv.md).
+// AUTO's own rule for gpu_tiles (plan_format): only without rows longer than
+// kGpuTilesAutoMaxRow (no long tiles), in either type. On short rows whose columns scatter,
+// the tiles' column order lets neighbouring gathers of x share L2 sectors, which no other
+// kernel does. Long rows go to long tiles, whose sums are shared-memory atomics: on the
+// corpus's R-MAT graphs (rows of thousands of entries) those made float products 4.7-10x
+// slower than the merge path, and doubles' compare-and-swap loops cost more than the shared
+// sectors save (docs/journal/2026-11-cuda-spmv.md).
 inline constexpr int64_t kGpuTilesAutoMaxRow = 128;
-inline bool gpu_tiles_auto(const Structure &s, size_t value_bytes) {
+inline bool gpu_tiles_auto(const Structure &s) {
     const RowStats &r = s.row;
-    const bool rows_fit =
-        value_bytes == 4 || (value_bytes == 8 && r.max_len <= kGpuTilesAutoMaxRow);
-    return rows_fit && r.cols >= kGpuTilesMinCols && r.mean <= kGpuTilesMaxMean &&
-           s.far_fraction() >= kGpuMergeMinFar;
+    return r.max_len <= kGpuTilesAutoMaxRow && r.cols >= kGpuTilesMinCols &&
+           r.mean <= kGpuTilesMaxMean && s.far_fraction() >= kGpuMergeMinFar;
 }
 
 // Lanes per row of a gpu_lanes kernel (1 for gpu_rows, 0 for the others).
