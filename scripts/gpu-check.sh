@@ -9,6 +9,7 @@
 #     bench-gemm   tessera-bench --backend cuda: the gpu preset in both precisions (TF32 off),
 #                  3xTF32 against cuBLAS FP32, and host operands end to end
 #     bench-spmv   tessera-bench spmv --backend cuda: the gpu preset, float and double
+#     bench-spmm   tessera-bench spmm --backend cuda: the SpMM set beside cuSPARSE's SpMM
 #     bench-multigpu  tessera-bench multigpu: host operands on one GPU and on all, beside
 #                  cuBLASXt (MULTIGPU_ARGS adds arguments, e.g. "--shapes 16384 --reps 2")
 #     tune         tessera-bench tune: the CUDA gemm's tuning table from training shapes
@@ -31,8 +32,8 @@ bench="$build/bin/tessera-bench"
 tests="$build/bin/tessera_cuda_tests"
 for s in "${steps[@]}"; do  # a misspelt step fails now, not after a build of minutes
   case "$s" in
-    build | bench-gemm | bench-spmv | bench-multigpu | tune | bench-sweep | tests | sanitize) ;;
-    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, bench-multigpu, tune, bench-sweep, tests, sanitize)" >&2; exit 2 ;;
+    build | bench-gemm | bench-spmv | bench-spmm | bench-multigpu | tune | bench-sweep | tests | sanitize) ;;
+    *) echo "gpu-check: unknown step '$s' (build, bench-gemm, bench-spmv, bench-spmm, bench-multigpu, tune, bench-sweep, tests, sanitize)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -59,6 +60,11 @@ step_bench_gemm() {
 step_bench_spmv() {
   "$bench" spmv --backend cuda --preset gpu --dtype both --min-time 0.1 --json "$out/spmv.json" \
     2>&1 | tee "$out/bench_spmv.log"
+}
+
+step_bench_spmm() {
+  "$bench" spmm --backend cuda --min-time 0.05 --reps 3 --json "$out/spmm.json" \
+    2>&1 | tee "$out/bench_spmm.log"
 }
 
 step_bench_multigpu() {
@@ -112,10 +118,12 @@ step_sanitize() {
   sanitize memcheck "CudaDevices.*" TESSERA_CUDA_SPREAD=on TESSERA_CUDA_OVERLAP=on || rc=1
   sanitize memcheck "CudaMath.*-$oom" TESSERA_CUDA_MATH=tf32x3 || rc=1
   sanitize memcheck "CudaSpmv.*:CudaSpmvNonFinite.*:Matrices/CudaSpmvGenerated.*-$oom" || rc=1
+  sanitize memcheck "CudaSpmm.*" || rc=1
   sanitize memcheck "$oom" --report-api-errors=no TESSERA_CUDA_MATH=tf32x3 || rc=1
   sanitize racecheck "CudaStreamK.*:CudaGemmFringe.*" TESSERA_CUDA_STREAMK=last || rc=1
   sanitize racecheck "CudaMath.*-$oom" TESSERA_CUDA_MATH=tf32x3 || rc=1
   sanitize racecheck "Matrices/CudaSpmvGenerated.*" TESSERA_CUDA_CSR_KERNEL=tiles || rc=1
+  sanitize racecheck "CudaSpmm.*" || rc=1
   return $rc
 }
 
@@ -129,6 +137,7 @@ for s in "${steps[@]}"; do
     build) step_build ;;
     bench-gemm) step_bench_gemm ;;
     bench-spmv) step_bench_spmv ;;
+    bench-spmm) step_bench_spmm ;;
     bench-multigpu) step_bench_multigpu ;;
     tune) step_tune ;;
     bench-sweep) step_bench_sweep ;;
