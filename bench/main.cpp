@@ -1,6 +1,7 @@
 // tessera-bench: Tessera's speed and accuracy next to OpenBLAS and BLIS, and the peak FLOP
 // rate. main() picks the subcommand (gemm by default) and maps errors to exit statuses;
 // --help lists the subcommands before the default one's options, --version says the versions.
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -53,8 +54,11 @@ void print_commands() {
         std::cout << (&c == kSubcommands ? " " : ", ") << c.name
                   << (&c == kSubcommands ? " (the default)" : "");
     std::cout << "\n";
+    size_t width = 0;
+    for (const auto &c : kSubcommands) width = std::max(width, std::strlen(c.name));
     for (const auto &c : kSubcommands)
-        std::cout << "  " << c.name << std::string(6 - std::strlen(c.name), ' ') << c.what << "\n";
+        std::cout << "  " << c.name << std::string(width + 2 - std::strlen(c.name), ' ') << c.what
+                  << "\n";
     std::cout
         << "'tessera-bench COMMAND --help' gives a command's options; --version the versions.\n\n";
 }
