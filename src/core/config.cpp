@@ -116,6 +116,19 @@ Config read_environment() {
         else if (!strcasecmp(v, "generic")) c.cpu_isa = "generic";
         else warn("TESSERA_CPU_ISA", v, "one of auto, avx512, avx2, generic", "auto");
     }
+    if (const char *v = env("TESSERA_CPU_BLOCKS")) {
+        long long mc = 0, kc = 0, nc = 0;
+        int used = 0;
+        if (std::sscanf(v, "%lld,%lld,%lld%n", &mc, &kc, &nc, &used) == 3 && v[used] == '\0' &&
+            mc > 0 && kc > 0 && nc > 0 && mc <= (1 << 20) && kc <= (1 << 20) && nc <= (1 << 24)) {
+            c.cpu_mc = mc;
+            c.cpu_kc = kc;
+            c.cpu_nc = nc;
+        } else {
+            warn("TESSERA_CPU_BLOCKS", v, "MC,KC,NC (three positive block sizes)",
+                 "the kernel's own");
+        }
+    }
     return c;
 }
 

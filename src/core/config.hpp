@@ -24,6 +24,9 @@ struct Config {
     const char *cpu_isa = "auto";       // TESSERA_CPU_ISA: auto, avx512, avx2 or generic
     int strassen_levels = 0;            // TESSERA_STRASSEN: 0 (off), 1 or 2 levels
     SparseTune sparse_tune = SparseTune::automatic; // TESSERA_SPARSE_TUNE
+    // TESSERA_CPU_BLOCKS=MC,KC,NC: the gemm's block sizes instead of the kernel's own (for
+    // measuring); 0 where unset.
+    int64_t cpu_mc = 0, cpu_kc = 0, cpu_nc = 0;
 };
 
 // Read on first use (thread-safe); later changes to the environment are not seen.

@@ -2,6 +2,7 @@
 // -march=native), with TESSERA_CPU_ISA as an override for tests and benchmarks.
 #include "cpu/isa.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -60,7 +61,9 @@ Isa active_isa() {
     return chosen;
 }
 
-template <> const MicroKernel<float> &active_kernel<float>() {
+namespace {
+
+const MicroKernel<float> &isa_kernel_f32() {
     switch (active_isa()) {
 #if defined(__x86_64__)
     case Isa::avx512: return avx512_kernel_f32();
@@ -70,7 +73,7 @@ template <> const MicroKernel<float> &active_kernel<float>() {
     }
 }
 
-template <> const MicroKernel<double> &active_kernel<double>() {
+const MicroKernel<double> &isa_kernel_f64() {
     switch (active_isa()) {
 #if defined(__x86_64__)
     case Isa::avx512: return avx512_kernel_f64();
@@ -78,6 +81,31 @@ template <> const MicroKernel<double> &active_kernel<double>() {
 #endif
     default: return generic_kernel_f64();
     }
+}
+
+// The kernel with TESSERA_CPU_BLOCKS's MC (a whole number of MR), KC and NC (of NR), where set.
+template <typename T> MicroKernel<T> with_blocks(MicroKernel<T> k) {
+    const core::Config &c = core::config();
+    if (c.cpu_mc > 0) {
+        k.blocks.mc = std::max<int64_t>(k.blocks.mr, c.cpu_mc / k.blocks.mr * k.blocks.mr);
+        k.blocks.kc = c.cpu_kc;
+        k.blocks.nc = std::max<int64_t>(k.blocks.nr, c.cpu_nc / k.blocks.nr * k.blocks.nr);
+    }
+    return k;
+}
+
+} // namespace
+
+template <> const MicroKernel<float> &active_kernel<float>() {
+    if (core::config().cpu_mc == 0) return isa_kernel_f32();
+    static const MicroKernel<float> k = with_blocks(isa_kernel_f32());
+    return k;
+}
+
+template <> const MicroKernel<double> &active_kernel<double>() {
+    if (core::config().cpu_mc == 0) return isa_kernel_f64();
+    static const MicroKernel<double> k = with_blocks(isa_kernel_f64());
+    return k;
 }
 
 } // namespace tessera::cpu
