@@ -83,7 +83,7 @@ struct DeviceMatrix {
     DeviceDia dia;      // format DIA
     DeviceCoo hyb_tail; // format HYB: its COO tail
 
-    std::mutex transpose_lock; // guards the eight below
+    std::mutex transpose_lock; // guards the six below
     bool has_transpose = false;
     DeviceCsr transpose;
     bool has_plain = false; // A's CSR for the block products, where the format is not CSR

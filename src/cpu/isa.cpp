@@ -1,5 +1,6 @@
 // Run-time choice of the CPU micro-kernels from CPUID (one binary for every x86-64, no
-// -march=native), with TESSERA_CPU_ISA as an override for tests and benchmarks.
+// -march=native), with TESSERA_CPU_ISA as an override for tests and benchmarks, and
+// TESSERA_CPU_BLOCKS for the gemm's block sizes.
 #include "cpu/isa.hpp"
 
 #include <algorithm>
@@ -83,14 +84,12 @@ const MicroKernel<double> &isa_kernel_f64() {
     }
 }
 
-// The kernel with TESSERA_CPU_BLOCKS's MC (a whole number of MR), KC and NC (of NR), where set.
+// The kernel with TESSERA_CPU_BLOCKS's MC (a whole number of MR), KC and NC (of NR).
 template <typename T> MicroKernel<T> with_blocks(MicroKernel<T> k) {
     const core::Config &c = core::config();
-    if (c.cpu_mc > 0) {
-        k.blocks.mc = std::max<int64_t>(k.blocks.mr, c.cpu_mc / k.blocks.mr * k.blocks.mr);
-        k.blocks.kc = c.cpu_kc;
-        k.blocks.nc = std::max<int64_t>(k.blocks.nr, c.cpu_nc / k.blocks.nr * k.blocks.nr);
-    }
+    k.blocks.mc = std::max<int64_t>(k.blocks.mr, c.cpu_mc / k.blocks.mr * k.blocks.mr);
+    k.blocks.kc = c.cpu_kc;
+    k.blocks.nc = std::max<int64_t>(k.blocks.nr, c.cpu_nc / k.blocks.nr * k.blocks.nr);
     return k;
 }
 
