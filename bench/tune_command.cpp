@@ -376,6 +376,7 @@ double geomean(const std::vector<double> &v) {
     // How the rules and the table (each row looked up without itself) do against the best.
     std::printf("tuning table: %s (%zu rows, device %s, %d SMs)\n", o.out.c_str(),
                 table.rows.size(), table.device.c_str(), table.sm_count);
+    const cuda::TuningIndex index(table);
     for (Precision p : o.precisions) {
         const char pl = precision_letter(p)[0];
         std::vector<double> rule_ratio, loo_ratio;
@@ -385,9 +386,9 @@ double geomean(const std::vector<double> &v) {
             const size_t this_row = row++;
             if (precision_letter(cases[i].precision)[0] != pl) continue;
             if (rules[i] > 0) rule_ratio.push_back(best[i] / rules[i]);
-            const cuda::TuningPick pick = cuda::tuning_lookup(
-                table, pl, cases[i].ops.transa != TSR_OP_N, cases[i].ops.transb != TSR_OP_N,
-                cases[i].shape.m, cases[i].shape.n, cases[i].shape.k, int(this_row));
+            const cuda::TuningPick pick =
+                index.lookup(pl, cases[i].ops.transa != TSR_OP_N, cases[i].ops.transb != TSR_OP_N,
+                             cases[i].shape.m, cases[i].shape.n, cases[i].shape.k, int(this_row));
             const double t = pick.candidate >= 0 ? times[size_t(pick.candidate)][i] : rules[i];
             if (t > 0) loo_ratio.push_back(best[i] / t);
         }

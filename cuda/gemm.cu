@@ -43,14 +43,48 @@ Overlap spreading = Overlap::automatic;
 
 // The tuning tables (TESSERA_CUDA_TUNING): the built-in ones (builtin_tuning.cpp), a file's,
 // or none under `off`; each applies to devices of its multiprocessor count and compute
-// capability (tuning_for).
-std::vector<TuningTable> tuning_tables;
+// capability (tuning_for), and is looked up through its index.
+struct Tuning {
+    TuningTable table;
+    TuningIndex index;
+};
+std::vector<Tuning> tuning_tables;
+std::atomic<unsigned> tuning_generation{0}; // read_tuning's count: the lookup memo's key
 
-const TuningTable *tuning_for(const DeviceInfo &dev) {
-    for (const TuningTable &t : tuning_tables)
-        if (t.sm_count == dev.sm_count && t.cc_major == dev.cc_major && t.cc_minor == dev.cc_minor)
+const Tuning *tuning_for(const DeviceInfo &dev) {
+    for (const Tuning &t : tuning_tables)
+        if (t.table.sm_count == dev.sm_count && t.table.cc_major == dev.cc_major &&
+            t.table.cc_minor == dev.cc_minor)
             return &t;
     return nullptr;
+}
+
+// The table's pick, remembered per thread for the last few shapes: a lookup passes over the
+// table's rows (a few microseconds), which a product of a few microseconds should not pay
+// each time it is called again.
+TuningPick remembered_lookup(const Tuning &t, char precision, bool ta, bool tb, int64_t m,
+                             int64_t n, int64_t k) {
+    struct Memo {
+        unsigned generation = 0;
+        const Tuning *table = nullptr;
+        char precision = 0;
+        bool ta = false, tb = false;
+        int64_t m = 0, n = 0, k = 0;
+        TuningPick pick;
+    };
+    constexpr int kMemos = 8;
+    thread_local Memo memo[kMemos];
+    thread_local int next = 0;
+    const unsigned generation = tuning_generation.load(std::memory_order_acquire);
+    for (const Memo &e : memo)
+        if (e.table == &t && e.generation == generation && e.precision == precision && e.ta == ta &&
+            e.tb == tb && e.m == m && e.n == n && e.k == k)
+            return e.pick;
+    Memo &e = memo[next];
+    next = (next + 1) % kMemos;
+    e = Memo{
+        generation, &t, precision, ta, tb, m, n, k, t.index.lookup(precision, ta, tb, m, n, k)};
+    return e.pick;
 }
 
 // The kernel settings for this product: where every one of them is automatic and a tuning
@@ -74,10 +108,12 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
         const KernelTile t = kernel_tile(dev, int(sizeof(T)), a.m, a.n, a.k, kc);
         if (t.bm * t.bn >= 128 * 128) return kc;
     }
-    const TuningTable *table = tuning_for(dev);
-    if (!table) return kc;
+    const Tuning *tuning = tuning_for(dev);
+    if (!tuning) return kc;
+    const TuningTable *table = &tuning->table;
     const char precision = sizeof(T) == 4 ? 's' : 'd';
-    const TuningPick pick = tuning_lookup(*table, precision, a.trans_a, a.trans_b, a.m, a.n, a.k);
+    const TuningPick pick =
+        remembered_lookup(*tuning, precision, a.trans_a, a.trans_b, a.m, a.n, a.k);
     if (pick.candidate < 0) return kc;
     const TuningCandidate &c = table->candidates[size_t(pick.candidate)];
     KernelChoice out = kc;
@@ -824,32 +860,20 @@ tsr_status spread(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
     return TSR_SUCCESS;
 }
 
-// The device that holds `ptr`, or -1 when it is host memory.
-int device_of(const void *ptr) {
-    cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return -1;
-    }
-    return attr.type == cudaMemoryTypeDevice ? attr.device : -1;
-}
-
 template <typename T> tsr_status run(const core::ExecContext *ctx, const core::GemmArgs<T> &a) {
     State *s = state_of(ctx);
     if (!s) return fail(TSR_ERR_BACKEND_UNAVAILABLE, "the CUDA backend has no device state");
     const bool product = a.alpha != T(0) && a.k > 0; // otherwise A and B are not read
-    const Memory ka = product ? classify(a.A) : Memory::device;
-    const Memory kb = product ? classify(a.B) : Memory::device;
-    const Memory kc = classify(a.C);
+    int where[3] = {-1, -1, -1};                     // the device holding A, B, C; -1: none
+    const Memory ka = product ? classify(a.A, &where[0]) : Memory::device;
+    const Memory kb = product ? classify(a.B, &where[1]) : Memory::device;
+    const Memory kc = classify(a.C, &where[2]);
     if (ka == Memory::device || kb == Memory::device || kc == Memory::device) {
         // Operands in one device's memory: that device runs the product when it is one of the
         // handle's; another device's kernels could not read them (managed memory, which every
         // device reads, says no device here).
         int held = -1;
-        for (const void *p : {ka == Memory::device ? static_cast<const void *>(a.A) : nullptr,
-                              kb == Memory::device ? static_cast<const void *>(a.B) : nullptr,
-                              kc == Memory::device ? static_cast<const void *>(a.C) : nullptr}) {
-            const int d = p ? device_of(p) : -1;
+        for (const int d : where) {
             if (d < 0) continue;
             if (held >= 0 && d != held)
                 return fail(TSR_ERR_INVALID_ARGUMENT,
@@ -931,7 +955,12 @@ void read_one(const core::PluginHost &host, const char *name, bool (*parse)(cons
 // else a file of one table (tuning.hpp's format). A file that cannot be read or parsed gets one
 // warning, and the built-in tables.
 void read_tuning(const core::PluginHost &host) {
+    tuning_generation.fetch_add(1, std::memory_order_acq_rel);
     tuning_tables.clear();
+    auto add = [](TuningTable &&t) {
+        TuningIndex index(t);
+        tuning_tables.push_back({std::move(t), std::move(index)});
+    };
     const char *v = host.setting ? host.setting("TESSERA_CUDA_TUNING") : nullptr;
     if (v && strcasecmp(v, "off") == 0) return;
     if (v && *v && strcasecmp(v, "builtin") != 0) {
@@ -941,7 +970,7 @@ void read_tuning(const core::PluginHost &host) {
         TuningTable t;
         std::string why = "cannot be read";
         if (in && parse_tuning(text.str(), &t, &why)) {
-            tuning_tables.push_back(std::move(t));
+            add(std::move(t));
             return;
         }
         std::fprintf(stderr,
@@ -952,7 +981,7 @@ void read_tuning(const core::PluginHost &host) {
     for (int i = 0; i < kBuiltinTuningCount; ++i) {
         TuningTable t;
         std::string why;
-        if (parse_tuning(kBuiltinTuning[i], &t, &why)) tuning_tables.push_back(std::move(t));
+        if (parse_tuning(kBuiltinTuning[i], &t, &why)) add(std::move(t));
         else
             std::fprintf(stderr, "tessera: warning: built-in tuning table %d: %s\n", i,
                          why.c_str());

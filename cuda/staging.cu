@@ -18,12 +18,14 @@ int64_t chunk_cols(int64_t rows, int64_t elem) {
 }
 } // namespace
 
-Memory classify(const void *ptr) {
+Memory classify(const void *ptr, int *device) {
+    if (device) *device = -1;
     cudaPointerAttributes attr{};
     if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
         (void)cudaGetLastError();
         return Memory::pageable_host;
     }
+    if (device && attr.type == cudaMemoryTypeDevice) *device = attr.device;
     switch (attr.type) {
     case cudaMemoryTypeDevice:
     case cudaMemoryTypeManaged: return Memory::device;

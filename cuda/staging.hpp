@@ -10,8 +10,9 @@ namespace tessera::cuda {
 
 enum class Memory { device, pinned_host, pageable_host };
 
-// Where `ptr` lives, as cudaPointerGetAttributes says (managed memory counts as device).
-Memory classify(const void *ptr);
+// Where `ptr` lives, as cudaPointerGetAttributes says (managed memory counts as device); with
+// `device`, also the device whose memory holds it (-1: host or managed memory).
+Memory classify(const void *ptr, int *device = nullptr);
 
 // Copies rows×cols (column-major, leading dimension ld) from host `src` to the device matrix
 // `dst` (leading dimension dst_ld, 0: packed, rows) on `stream` (nullptr: the state's stream).

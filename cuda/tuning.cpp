@@ -11,17 +11,6 @@ namespace tessera::cuda {
 
 namespace {
 
-// The lookup: up to kNeighbours training shapes within kReach of the product (the distance
-// between ln m, ln n and ln k, plus kTransposePenalty per transpose that differs), weighted
-// by 1 / (kWeightFloor + distance). Chosen by leave-one-out over the training shapes (each
-// shape looked up without its own row, its best candidate's time over the pick's): 8
-// neighbours within 3.0 came to 0.946 (SGEMM) and 0.942 (DGEMM) where 4 within 1.2 came to
-// 0.859 and 0.851, a fifth of the shapes then having no neighbour in reach. Products beyond
-// the training shapes (a side more than kBeyond times outside their range, or m·n·k more than
-// kBeyond² times their largest) are left to the rules.
-constexpr int kNeighbours = 8;
-constexpr double kReach = 3.0, kTransposePenalty = 0.35, kWeightFloor = 0.3, kBeyond = 2.0;
-
 const char *const kStreamK[] = {"off", "last", "on"};
 
 bool parse_int(const std::string &s, int64_t lo, int64_t hi, int64_t *out) {
@@ -39,13 +28,6 @@ bool parse_ops(const std::string &s, bool *ta, bool *tb) {
         if (s[size_t(i)] != 'N' && s[size_t(i)] != 'T') return false;
     *ta = s[0] == 'T', *tb = s[1] == 'T';
     return true;
-}
-
-double distance(const TuningRow &r, bool ta, bool tb, double lm, double ln, double lk) {
-    const double dm = std::log(double(r.m)) - lm, dn = std::log(double(r.n)) - ln,
-                 dk = std::log(double(r.k)) - lk;
-    return std::sqrt(dm * dm + dn * dn + dk * dk) +
-           kTransposePenalty * (int(r.ta != ta) + int(r.tb != tb));
 }
 
 } // namespace
@@ -170,61 +152,95 @@ std::string format_tuning(const TuningTable &t) {
     return s;
 }
 
-TuningPick tuning_lookup(const TuningTable &t, char precision, bool ta, bool tb, int64_t m,
-                         int64_t n, int64_t k, int exclude_row) {
-    TuningPick pick;
-    if (m <= 0 || n <= 0 || k <= 0) return pick;
-    const double lm = std::log(double(m)), ln = std::log(double(n)), lk = std::log(double(k));
-    // The training shapes' range, this precision's.
-    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {0, 0, 0}, volume = 0;
-    for (const TuningRow &r : t.rows) {
-        if (r.precision != precision) continue;
-        const double d[3] = {double(r.m), double(r.n), double(r.k)};
-        for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], d[i]), hi[i] = std::max(hi[i], d[i]);
-        volume = std::max(volume, d[0] * d[1] * d[2]);
+TuningIndex::TuningIndex(const TuningTable &t) {
+    for (Side *side : {&s_, &d_}) {
+        const char precision = side == &s_ ? 's' : 'd';
+        for (size_t c = 0; c < t.candidates.size(); ++c)
+            if (t.candidates[c].precision == precision) side->candidate.push_back(int(c));
+        std::vector<int> column(t.candidates.size(), -1);
+        for (size_t c = 0; c < side->candidate.size(); ++c)
+            column[size_t(side->candidate[c])] = int(c);
+        const size_t width = side->candidate.size();
+        for (int i = 0; i < 3; ++i) side->lo[i] = 1e300;
+        for (size_t i = 0; i < t.rows.size(); ++i) {
+            const TuningRow &r = t.rows[i];
+            if (r.precision != precision) continue;
+            side->row.push_back(int(i));
+            side->lm.push_back(std::log(double(r.m)));
+            side->ln.push_back(std::log(double(r.n)));
+            side->lk.push_back(std::log(double(r.k)));
+            side->ta.push_back(r.ta), side->tb.push_back(r.tb);
+            const size_t at = side->log_ratio.size();
+            side->log_ratio.resize(at + width, std::log(kListedRatio));
+            side->listed.resize(at + width, 0);
+            for (const auto &[index, ratio] : r.ratios) {
+                const int c =
+                    index >= 0 && size_t(index) < column.size() ? column[size_t(index)] : -1;
+                if (c < 0) continue; // another precision's candidate: parse_tuning refuses it
+                side->log_ratio[at + size_t(c)] = std::log(ratio);
+                side->listed[at + size_t(c)] = 1;
+            }
+            const double d[3] = {double(r.m), double(r.n), double(r.k)};
+            for (int j = 0; j < 3; ++j)
+                side->lo[j] = std::min(side->lo[j], d[j]),
+                side->hi[j] = std::max(side->hi[j], d[j]);
+            side->volume = std::max(side->volume, d[0] * d[1] * d[2]);
+        }
     }
+}
+
+TuningPick TuningIndex::lookup(char precision, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                               int exclude_row) const {
+    TuningPick pick;
+    const Side &side = precision == 's' ? s_ : d_;
+    if (m <= 0 || n <= 0 || k <= 0 || side.row.empty()) return pick;
+    // Beyond the training shapes' range, this precision's: the rules decide.
     const double q[3] = {double(m), double(n), double(k)};
     for (int i = 0; i < 3; ++i)
-        if (q[i] > kBeyond * hi[i] || q[i] * kBeyond < lo[i]) return pick;
-    if (q[0] * q[1] * q[2] > kBeyond * kBeyond * volume) return pick;
+        if (q[i] > kTuningBeyond * side.hi[i] || q[i] * kTuningBeyond < side.lo[i]) return pick;
+    if (q[0] * q[1] * q[2] > kTuningBeyond * kTuningBeyond * side.volume) return pick;
     // The nearest rows, closest first.
-    std::pair<double, int> near[kNeighbours];
+    const double lm = std::log(q[0]), ln = std::log(q[1]), lk = std::log(q[2]);
+    std::pair<double, size_t> near[kTuningNeighbours];
     int found = 0;
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-        const TuningRow &r = t.rows[i];
-        if (r.precision != precision || int(i) == exclude_row) continue;
-        const double d = distance(r, ta, tb, lm, ln, lk);
-        if (d > kReach) continue;
-        if (found == kNeighbours && d >= near[kNeighbours - 1].first) continue;
-        int at = found < kNeighbours ? found++ : kNeighbours - 1;
+    for (size_t i = 0; i < side.row.size(); ++i) {
+        if (side.row[i] == exclude_row) continue;
+        const double dm = side.lm[i] - lm, dn = side.ln[i] - ln, dk = side.lk[i] - lk;
+        const double d = std::sqrt(dm * dm + dn * dn + dk * dk) +
+                         kTuningTransposePenalty * (int(side.ta[i] != ta) + int(side.tb[i] != tb));
+        if (d > kTuningReach) continue;
+        if (found == kTuningNeighbours && d >= near[kTuningNeighbours - 1].first) continue;
+        int at = found < kTuningNeighbours ? found++ : kTuningNeighbours - 1;
         while (at > 0 && near[at - 1].first > d) {
             near[at] = near[at - 1];
             --at;
         }
-        near[at] = {d, int(i)};
+        near[at] = {d, i};
     }
     if (found == 0) return pick;
-    pick.nearest = near[0].second, pick.distance = near[0].first;
-    // Each listed candidate's weighted log time over the neighbours; unlisted ones count as
-    // kListedRatio. The lowest wins; ties go to the lower index.
+    pick.nearest = side.row[near[0].second], pick.distance = near[0].first;
+    // Each candidate listed by a neighbour: its weighted log time over the neighbours (unlisted
+    // ones count as kListedRatio). The lowest wins; ties go to the lower index.
+    const size_t width = side.candidate.size();
     double best = 0;
-    const double missing = std::log(kListedRatio);
-    for (int a = 0; a < found; ++a)
-        for (const auto &entry : t.rows[size_t(near[a].second)].ratios) {
-            const int c = entry.first;
-            double score = 0;
-            for (int b = 0; b < found; ++b) {
-                const TuningRow &r = t.rows[size_t(near[b].second)];
-                double lr = missing;
-                for (const auto &[index, ratio] : r.ratios)
-                    if (index == c) lr = std::log(ratio);
-                score += lr / (kWeightFloor + near[b].first);
-            }
-            if (pick.candidate < 0 || score < best - 1e-12 ||
-                (std::abs(score - best) <= 1e-12 && c < pick.candidate))
-                pick.candidate = c, best = score;
+    for (size_t c = 0; c < width; ++c) {
+        bool listed = false;
+        double score = 0;
+        for (int b = 0; b < found; ++b) {
+            const size_t at = near[b].second * width + c;
+            listed = listed || side.listed[at];
+            score += side.log_ratio[at] / (kTuningWeightFloor + near[b].first);
         }
+        if (!listed) continue;
+        if (pick.candidate < 0 || score < best - 1e-12)
+            pick.candidate = side.candidate[c], best = score;
+    }
     return pick;
+}
+
+TuningPick tuning_lookup(const TuningTable &t, char precision, bool ta, bool tb, int64_t m,
+                         int64_t n, int64_t k, int exclude_row) {
+    return TuningIndex(t).lookup(precision, ta, tb, m, n, k, exclude_row);
 }
 
 } // namespace tessera::cuda

@@ -43,6 +43,18 @@ struct TuningTable {
 // Candidates slower than this over a row's best are not listed, and count as this much.
 inline constexpr double kListedRatio = 1.5;
 
+// The lookup: up to kTuningNeighbours training shapes within kTuningReach of the product (the
+// distance between ln m, ln n and ln k, plus kTuningTransposePenalty per transpose that
+// differs), weighted by 1 / (kTuningWeightFloor + distance). Chosen by leave-one-out over the
+// training shapes (each shape looked up without its own row, its best candidate's time over
+// the pick's): 8 neighbours within 3.0 came to 0.946 (SGEMM) and 0.942 (DGEMM) where 4 within
+// 1.2 came to 0.859 and 0.851, a fifth of the shapes then having no neighbour in reach.
+// Products beyond the training shapes (a side more than kTuningBeyond times outside their
+// range, or m·n·k more than kTuningBeyond² times their largest) are left to the rules.
+inline constexpr int kTuningNeighbours = 8;
+inline constexpr double kTuningReach = 3.0, kTuningTransposePenalty = 0.35,
+                        kTuningWeightFloor = 0.3, kTuningBeyond = 2.0;
+
 // Parses a table; false with *error ("line 7: ...") on a malformed one, *out then unchanged.
 bool parse_tuning(const std::string &text, TuningTable *out, std::string *error);
 std::string format_tuning(const TuningTable &table);
@@ -56,7 +68,32 @@ struct TuningPick {
     int nearest = -1;
     double distance = 0; // to the nearest row
 };
-// exclude_row: a row left out (leave-one-out checks of the table); -1 none.
+// The table made ready for lookups: each precision's rows with their logarithms, their
+// ranges, and a dense matrix of every candidate's log ratio (unlisted: log kListedRatio), so
+// that a lookup costs one pass over the rows and one over the neighbours' candidates. Built
+// once per table; a lookup on it reads it only (safe from several threads).
+class TuningIndex {
+public:
+    TuningIndex() = default;
+    explicit TuningIndex(const TuningTable &table);
+    // exclude_row: a row (the table's index) left out, for leave-one-out checks; -1 none.
+    TuningPick lookup(char precision, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                      int exclude_row = -1) const;
+
+private:
+    struct Side {
+        std::vector<int> row;              // the table's row index
+        std::vector<double> lm, ln, lk;    // log m, log n, log k of each row
+        std::vector<unsigned char> ta, tb; // each row's transposes
+        std::vector<int> candidate;        // the table's candidate index, this precision's
+        std::vector<double> log_ratio;     // row-major: rows x candidates
+        std::vector<unsigned char> listed; // the same shape: listed in the row
+        double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, volume = 0;
+    } s_, d_;
+};
+
+// The same lookup on a table as it is (an index built for the one call: for tests and the
+// tuner, not for every product).
 TuningPick tuning_lookup(const TuningTable &table, char precision, bool ta, bool tb, int64_t m,
                          int64_t n, int64_t k, int exclude_row = -1);
 

@@ -4,7 +4,12 @@
 // names, correctly, on unaligned leading dimensions too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda_support.hpp"
 #include "tuning.hpp"
@@ -119,6 +124,75 @@ TEST(CudaTuning, NeighboursVoteByTheirTimes) {
     EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 1000, 1000, 1000).candidate, 1);
     // Rows out of reach do not vote; near the third row alone, its best.
     EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 8500, 8500, 8500).candidate, 0);
+}
+
+// The lookup as its definition reads (tuning.hpp), row by row over the table itself: every
+// training shape's distance, the nearest within reach, each candidate that one of them lists
+// scored by its weighted log ratios.
+int plain_lookup(const TuningTable &t, char precision, bool ta, bool tb, int64_t m, int64_t n,
+                 int64_t k) {
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {0, 0, 0}, volume = 0;
+    for (const cuda::TuningRow &r : t.rows) {
+        if (r.precision != precision) continue;
+        const double d[3] = {double(r.m), double(r.n), double(r.k)};
+        for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], d[i]), hi[i] = std::max(hi[i], d[i]);
+        volume = std::max(volume, d[0] * d[1] * d[2]);
+    }
+    const double q[3] = {double(m), double(n), double(k)};
+    for (int i = 0; i < 3; ++i)
+        if (q[i] > cuda::kTuningBeyond * hi[i] || q[i] * cuda::kTuningBeyond < lo[i]) return -1;
+    if (q[0] * q[1] * q[2] > cuda::kTuningBeyond * cuda::kTuningBeyond * volume) return -1;
+    std::vector<std::pair<double, size_t>> near;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+        const cuda::TuningRow &r = t.rows[i];
+        if (r.precision != precision) continue;
+        const double dm = std::log(double(r.m) / q[0]), dn = std::log(double(r.n) / q[1]),
+                     dk = std::log(double(r.k) / q[2]);
+        const double d = std::sqrt(dm * dm + dn * dn + dk * dk) +
+                         cuda::kTuningTransposePenalty * (int(r.ta != ta) + int(r.tb != tb));
+        if (d <= cuda::kTuningReach) near.emplace_back(d, i);
+    }
+    std::stable_sort(near.begin(), near.end(),
+                     [](const auto &x, const auto &y) { return x.first < y.first; });
+    if (near.size() > size_t(cuda::kTuningNeighbours)) near.resize(cuda::kTuningNeighbours);
+    int best = -1;
+    double best_score = 0;
+    for (size_t c = 0; c < t.candidates.size(); ++c) {
+        bool listed = false;
+        double score = 0;
+        for (const auto &[d, i] : near) {
+            double lr = std::log(cuda::kListedRatio);
+            for (const auto &[index, ratio] : t.rows[i].ratios)
+                if (size_t(index) == c) lr = std::log(ratio), listed = true;
+            score += lr / (cuda::kTuningWeightFloor + d);
+        }
+        if (listed && (best < 0 || score < best_score - 1e-12)) best = int(c), best_score = score;
+    }
+    return best;
+}
+
+TEST(CudaTuning, IndexPicksWhatAPlainSearchPicks) {
+    std::mt19937_64 rng(std::random_device{}());
+    std::uniform_real_distribution<double> side(std::log(8.0), std::log(40000.0));
+    for (int i = 0; i < cuda::kBuiltinTuningCount; ++i) {
+        TuningTable t;
+        std::string why;
+        ASSERT_TRUE(cuda::parse_tuning(cuda::kBuiltinTuning[i], &t, &why)) << why;
+        const cuda::TuningIndex index(t);
+        int picked = 0;
+        for (int trial = 0; trial < 2000; ++trial) {
+            const char precision = trial % 2 ? 'd' : 's';
+            const bool ta = rng() & 1, tb = rng() & 1;
+            const auto m = int64_t(std::exp(side(rng))), n = int64_t(std::exp(side(rng))),
+                       k = int64_t(std::exp(side(rng)));
+            const int want = plain_lookup(t, precision, ta, tb, m, n, k);
+            const TuningPick got = index.lookup(precision, ta, tb, m, n, k);
+            ASSERT_EQ(got.candidate, want) << precision << (ta ? 'T' : 'N') << (tb ? 'T' : 'N')
+                                           << " " << m << "x" << n << "x" << k;
+            picked += want >= 0;
+        }
+        EXPECT_GT(picked, 500) << "most random shapes fall within the table's reach";
+    }
 }
 
 TEST(CudaTuning, BuiltInTablesParse) {
