@@ -8,14 +8,19 @@
 namespace tessera::cuda {
 
 namespace {
-template <bool TA, bool TB> struct Ops {
-    static constexpr auto kernel = simt_gemm_kernel<double, 64, 64, 16, 2, 2, 1, 2, 3, 1, TA, TB>;
-    static constexpr int smem = simt_smem<double, 64, 64, 16, 3>();
+// STAGED: the kernel for a C whose columns are not 16-byte aligned (simt_gemm_kernel).
+template <bool STAGED> struct Form {
+    template <bool TA, bool TB> struct Ops {
+        static constexpr auto kernel =
+            simt_gemm_kernel<double, 64, 64, 16, 2, 2, 1, 2, 3, 1, TA, TB, false, STAGED>;
+        static constexpr int smem = simt_smem<double, 64, 64, 16, 3>();
+    };
 };
 } // namespace
 
 cudaError_t launch_simt_dgemm(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
-    return launch_ops<double, Ops>(64, 64, 4 * 32, stream, ta, tb, p);
+    return p.vec_c ? launch_ops<double, Form<false>::Ops>(64, 64, 4 * 32, stream, ta, tb, p)
+                   : launch_ops<double, Form<true>::Ops>(64, 64, 4 * 32, stream, ta, tb, p);
 }
 
 } // namespace tessera::cuda

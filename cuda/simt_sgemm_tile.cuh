@@ -14,12 +14,13 @@ template <typename T, int BM, int BN, int BK, int STAGES> constexpr int simt_sme
     return STAGES * BK * (BM + BN + 2 * (16 / int(sizeof(T)))) * int(sizeof(T));
 }
 
-template <int I, bool SK> struct SimtRow {
+// STAGED: the kernel for a C whose columns are not 16-byte aligned (simt_gemm_kernel).
+template <int I, bool SK, bool STAGED = false> struct SimtRow {
     static constexpr SimtTile t = kSgemmTiles[I];
     template <bool TA, bool TB> struct Ops {
         static constexpr auto kernel =
             simt_gemm_kernel<float, t.bm, t.bn, t.bk, t.warps_m, t.warps_n, t.gm, t.gn, t.stages,
-                             t.min_blocks, TA, TB, SK>;
+                             t.min_blocks, TA, TB, SK, STAGED>;
         static constexpr int smem = simt_smem<float, t.bm, t.bn, t.bk, t.stages>();
     };
     static cudaError_t run(cudaStream_t stream, bool ta, bool tb, const GemmParams<float> &p) {
@@ -33,7 +34,8 @@ cudaError_t launch_simt_sgemm_tile(cudaStream_t stream, bool ta, bool tb,
     static_assert(I >= 0 && I < kSgemmTileCount, "a row of kSgemmTiles");
     if constexpr (kSgemmTiles[I].stream_k)
         if (p.sk_blocks > 0) return SimtRow<I, true>::run(stream, ta, tb, p);
-    return SimtRow<I, false>::run(stream, ta, tb, p);
+    return p.vec_c ? SimtRow<I, false>::run(stream, ta, tb, p)
+                   : SimtRow<I, false, true>::run(stream, ta, tb, p);
 }
 
 } // namespace tessera::cuda
