@@ -8,6 +8,10 @@ namespace tessera::core {
 
 tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const ExecContext &ctx,
                           void **state) {
+    if (!table->sparse_prepare) { // nothing to make or find: no lock on the product's path
+        *state = nullptr;
+        return TSR_SUCCESS;
+    }
     std::lock_guard<std::mutex> guard(m->lock);
     for (const auto &p : m->prepared)
         if (p.table == table) {
@@ -15,11 +19,8 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
             return TSR_SUCCESS;
         }
     void *made = nullptr;
-    if (table->sparse_prepare) {
-        const SparseView view = view_of(m);
-        tsr_status s = table->sparse_prepare(&ctx, &view, &made);
-        if (s != TSR_SUCCESS) return s;
-    }
+    const SparseView view = view_of(m);
+    if (tsr_status s = table->sparse_prepare(&ctx, &view, &made); s != TSR_SUCCESS) return s;
     try {
         m->prepared.push_back({table, made});
     } catch (...) {
