@@ -48,6 +48,7 @@ struct TuneOptions {
     double cap = 4096.0 * 4096.0 * 4096.0;
     double min_time = 0.005;
     std::string out = "tessera-cuda-tuning.tsv";
+    bool twins = true; // each shape also with leading dimensions padded to multiples of 32
     // Child mode: the cases file, where its times go, and whether to run each case once
     // (kernel names) instead of timing it.
     std::string child_cases, child_times;
@@ -62,9 +63,11 @@ std::string tune_usage() {
            "have\n"
            "it) on random training shapes drawn as the sweep draws them (m, n, k log-uniform\n"
            "in [16, 16384], m*n*k capped, random transposes, leading dimensions padded by\n"
-           "0..7, beta 0 or 0.5), one child process per candidate, on device operands, and\n"
-           "writes the tuning table (TESSERA_CUDA_TUNING=FILE loads it; copy it to\n"
-           "cuda/tuning/ to build it in). Judge a table with the sweep on another seed.\n"
+           "0..7, beta 0 or 0.5), each also with aligned leading dimensions (multiples of\n"
+           "32), one child process per candidate, on device operands, and writes the\n"
+           "tuning table, its rows marked by alignment (TESSERA_CUDA_TUNING=FILE loads it;\n"
+           "copy it to cuda/tuning/ to build it in). Judge a table with the sweep on another\n"
+           "seed.\n"
            "\n"
            "options:\n"
            "  --seed S        training shapes (default 1; judge with a sweep of another seed)\n"
@@ -72,6 +75,7 @@ std::string tune_usage() {
            "  --precision P   s, d or s,d (default s,d)\n"
            "  --cap X         the largest m*n*k (default 4096^3)\n"
            "  --min-time T    seconds of timed calls per case and candidate (default 0.005)\n"
+           "  --no-twins      the random leading dimensions only (no aligned rows)\n"
            "  --out FILE      the table (default tessera-cuda-tuning.tsv)\n";
 }
 
@@ -131,6 +135,16 @@ int run_child(const std::vector<std::string> &args, const std::map<std::string, 
     int status = 0;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
     return WEXITSTATUS(status);
+}
+
+// Whether the plugin sees the case as aligned: leading dimensions of whole 16-byte vectors
+// (the child's buffers start 256-byte aligned). Column-major, as the child calls it.
+bool case_aligned(const GemmCase &c) {
+    const int64_t vec = c.precision == Precision::f32 ? 4 : 2;
+    const bool ta = c.ops.transa != TSR_OP_N, tb = c.ops.transb != TSR_OP_N;
+    const int64_t lda = (ta ? c.shape.k : c.shape.m) + c.pad_a,
+                  ldb = (tb ? c.shape.n : c.shape.k) + c.pad_b, ldc = c.shape.m + c.pad_c;
+    return lda % vec == 0 && ldb % vec == 0 && ldc % vec == 0;
 }
 
 std::string temp_path(const std::string &what) {
@@ -316,6 +330,7 @@ double geomean(const std::vector<double> &v) {
     g.sweep_cap = o.cap;
     g.precisions = o.precisions;
     g.backends = {TSR_BACKEND_CUDA};
+    g.sweep_aligned = o.twins;
     const std::vector<GemmCase> cases = sweep_cases(g);
     const std::string cases_path = temp_path("cases"), times_path = temp_path("times");
     write_cases(cases_path, cases);
@@ -352,6 +367,7 @@ double geomean(const std::vector<double> &v) {
         r.precision = p;
         r.ta = cases[i].ops.transa != TSR_OP_N, r.tb = cases[i].ops.transb != TSR_OP_N;
         r.m = cases[i].shape.m, r.n = cases[i].shape.n, r.k = cases[i].shape.k;
+        r.aligned = case_aligned(cases[i]);
         int argbest = -1;
         for (size_t c = 0; c < table.candidates.size(); ++c)
             if (table.candidates[c].precision == p && times[c][i] > 0 &&
@@ -369,40 +385,74 @@ double geomean(const std::vector<double> &v) {
     }
     std::ofstream out(o.out);
     out << "# tessera-bench tune --seed " << o.seed << " --count " << o.count << " --cap " << o.cap
-        << " --min-time " << o.min_time << "\n"
-        << cuda::format_tuning(table);
+        << " --min-time " << o.min_time << (o.twins ? "" : " --no-twins") << " --precision ";
+    for (size_t i = 0; i < o.precisions.size(); ++i)
+        out << (i ? "," : "") << precision_letter(o.precisions[i]);
+    out << "\n" << cuda::format_tuning(table);
     if (!out) throw std::runtime_error("cannot write " + o.out);
 
-    // How the rules and the table (each row looked up without itself) do against the best.
+    // How the rules and the table (each shape looked up without its rows) do against the best,
+    // over all shapes and over the aligned and unaligned ones apart, with the lookup's
+    // alignment penalty and a few others.
     std::printf("tuning table: %s (%zu rows, device %s, %d SMs)\n", o.out.c_str(),
                 table.rows.size(), table.device.c_str(), table.sm_count);
-    const cuda::TuningIndex index(table);
+    auto low = [](std::vector<double> v, double q) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[size_t(std::ceil(q * double(v.size()))) - 1];
+    };
+    auto line = [&](const std::string &what, const std::vector<double> &v) {
+        std::printf("  %-40s %4zu shapes: geomean %.3f, 5th percentile %.3f, worst %.3f\n",
+                    what.c_str(), v.size(), geomean(v), low(v, 0.05), low(v, 0.0001));
+    };
+    // Each row looked up in the table without its shape (the row and its twin of the other
+    // alignment), for the lookup's alignment penalty and a few others.
+    const double penalties[] = {cuda::kTuningAlignPenalty, 0.0, 0.5, 2.0, 4.0};
+    constexpr size_t kPenalties = sizeof penalties / sizeof penalties[0];
+    std::vector<size_t> case_of; // the case of each row
+    for (size_t i = 0; i < cases.size(); ++i)
+        if (best[i] > 0) case_of.push_back(i);
     for (Precision p : o.precisions) {
         const char pl = precision_letter(p)[0];
-        std::vector<double> rule_ratio, loo_ratio;
-        size_t row = 0;
-        for (size_t i = 0; i < cases.size(); ++i) {
-            if (best[i] <= 0) continue;
-            const size_t this_row = row++;
-            if (precision_letter(cases[i].precision)[0] != pl) continue;
-            if (rules[i] > 0) rule_ratio.push_back(best[i] / rules[i]);
-            const cuda::TuningPick pick =
-                index.lookup(pl, cases[i].ops.transa != TSR_OP_N, cases[i].ops.transb != TSR_OP_N,
-                             cases[i].shape.m, cases[i].shape.n, cases[i].shape.k, int(this_row));
-            const double t = pick.candidate >= 0 ? times[size_t(pick.candidate)][i] : rules[i];
-            if (t > 0) loo_ratio.push_back(best[i] / t);
+        std::vector<double> rule_ratio[2], loo_ratio[kPenalties][2]; // [aligned]
+        for (size_t r = 0; r < table.rows.size(); ++r) {
+            const TuningRow &row = table.rows[r];
+            if (row.precision != pl) continue;
+            const size_t i = case_of[r];
+            if (rules[i] > 0) rule_ratio[row.aligned].push_back(best[i] / rules[i]);
+            TuningTable without = table;
+            without.rows.clear();
+            for (const TuningRow &x : table.rows)
+                if (x.precision != row.precision || x.ta != row.ta || x.tb != row.tb ||
+                    x.m != row.m || x.n != row.n || x.k != row.k)
+                    without.rows.push_back(x);
+            cuda::TuningIndex index(without);
+            for (size_t q = 0; q < kPenalties; ++q) {
+                index.set_align_penalty(penalties[q]);
+                const cuda::TuningPick pick =
+                    index.lookup(pl, row.ta, row.tb, row.m, row.n, row.k, row.aligned);
+                const double t = pick.candidate >= 0 ? times[size_t(pick.candidate)][i] : rules[i];
+                if (t > 0) loo_ratio[q][row.aligned].push_back(best[i] / t);
+            }
         }
-        auto low = [](std::vector<double> v, double q) {
-            std::sort(v.begin(), v.end());
-            return v.empty() ? 0.0 : v[size_t(std::ceil(q * double(v.size()))) - 1];
+        auto both = [](const std::vector<double> *v) {
+            std::vector<double> all = v[0];
+            all.insert(all.end(), v[1].begin(), v[1].end());
+            return all;
         };
-        std::printf(
-            "%sgemm, %zu training shapes (seed %llu), speed over the best candidate's:\n"
-            "  the rules:                      geomean %.3f, 5th percentile %.3f, worst %.3f\n"
-            "  the table, each shape left out: geomean %.3f, 5th percentile %.3f, worst %.3f\n",
-            precision_letter(p), rule_ratio.size(), (unsigned long long)o.seed, geomean(rule_ratio),
-            low(rule_ratio, 0.05), low(rule_ratio, 0.0001), geomean(loo_ratio),
-            low(loo_ratio, 0.05), low(loo_ratio, 0.0001));
+        std::printf("%sgemm, training shapes of seed %llu, speed over the best candidate's:\n",
+                    precision_letter(p), (unsigned long long)o.seed);
+        line("the rules:", both(rule_ratio));
+        line("  unaligned shapes:", rule_ratio[0]);
+        line("  aligned shapes:", rule_ratio[1]);
+        for (size_t q = 0; q < kPenalties; ++q) {
+            char what[80];
+            std::snprintf(what, sizeof what,
+                          "the table, shape left out, penalty %.1f%s:", penalties[q],
+                          q == 0 ? " (used)" : "");
+            line(what, both(loo_ratio[q]));
+            line("  unaligned shapes:", loo_ratio[q][0]);
+            line("  aligned shapes:", loo_ratio[q][1]);
+        }
         std::printf("  best candidate counts:");
         for (size_t c = 0; c < table.candidates.size(); ++c)
             if (table.candidates[c].precision == pl && wins[c] > 0)
@@ -467,6 +517,8 @@ int run_tune_command(ArgCursor &args) {
             o.min_time = parse_number(*v, "--min-time", 0);
         } else if (auto v = args.take_option("--out")) {
             o.out = *v;
+        } else if (args.take_flag("--no-twins")) {
+            o.twins = false;
         } else if (auto v = args.take_option("--child")) {
             o.child_cases = *v;
         } else if (auto v = args.take_option("--times")) {

@@ -63,12 +63,12 @@ const Tuning *tuning_for(const DeviceInfo &dev) {
 // table's rows (a few microseconds), which a product of a few microseconds should not pay
 // each time it is called again.
 TuningPick remembered_lookup(const Tuning &t, char precision, bool ta, bool tb, int64_t m,
-                             int64_t n, int64_t k) {
+                             int64_t n, int64_t k, bool aligned) {
     struct Memo {
         unsigned generation = 0;
         const Tuning *table = nullptr;
         char precision = 0;
-        bool ta = false, tb = false;
+        bool ta = false, tb = false, aligned = false;
         int64_t m = 0, n = 0, k = 0;
         TuningPick pick;
     };
@@ -78,23 +78,26 @@ TuningPick remembered_lookup(const Tuning &t, char precision, bool ta, bool tb, 
     const unsigned generation = tuning_generation.load(std::memory_order_acquire);
     for (const Memo &e : memo)
         if (e.table == &t && e.generation == generation && e.precision == precision && e.ta == ta &&
-            e.tb == tb && e.m == m && e.n == n && e.k == k)
+            e.tb == tb && e.aligned == aligned && e.m == m && e.n == n && e.k == k)
             return e.pick;
     Memo &e = memo[next];
     next = (next + 1) % kMemos;
-    e = Memo{
-        generation, &t, precision, ta, tb, m, n, k, t.index.lookup(precision, ta, tb, m, n, k)};
+    e = Memo{generation, &t, precision, ta, tb,
+             aligned,    m,  n,         k,  t.index.lookup(precision, ta, tb, m, n, k, aligned)};
     return e.pick;
 }
 
 // The kernel settings for this product: where every one of them is automatic and a tuning
 // table applies, the table's pick (tuning_lookup); otherwise kc as it is (the environment's
 // settings, then the rules of kernels.cu). `aligned`: A, B and C 16-byte aligned with leading
-// dimensions of whole vectors. Such a product keeps the rules where they choose a large or a
-// panel tile (SGEMM 256x128, 64x256, 256x64; DGEMM dmma 128x128): those choices were measured
-// on aligned products (the gpu preset's squares and panels, 0.95-1.0x cuBLAS), while the
-// training shapes, their leading dimensions padded at random, are nearly all unaligned, and
-// the large tiles lose more than the small ones to unaligned copies.
+// dimensions of whole vectors; the lookup prefers rows measured the same way. An aligned
+// product whose m and n are whole multiples of the rules' tile keeps the rules: the table's
+// training sides are random and almost never such multiples, while the rules were measured on
+// them (powers of two, the gpu preset), where a tile without fringe wins. A table without
+// aligned rows (an older one) was measured on leading dimensions padded at random, where the
+// large tiles lose more than the small ones to unaligned copies: with such a table an aligned
+// product also keeps the rules where they choose a large or a panel tile (SGEMM 256x128,
+// 64x256, 256x64; DGEMM dmma 128x128).
 template <typename T>
 KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, const KernelChoice &kc,
                           bool aligned) {
@@ -104,16 +107,17 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
     } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8) {
         return kc;
     }
-    if (aligned) {
-        const KernelTile t = kernel_tile(dev, int(sizeof(T)), a.m, a.n, a.k, kc);
-        if (t.bm * t.bn >= 128 * 128) return kc;
-    }
     const Tuning *tuning = tuning_for(dev);
     if (!tuning) return kc;
-    const TuningTable *table = &tuning->table;
     const char precision = sizeof(T) == 4 ? 's' : 'd';
+    if (aligned) {
+        const KernelTile t = kernel_tile(dev, int(sizeof(T)), a.m, a.n, a.k, kc);
+        if (a.m % t.bm == 0 && a.n % t.bn == 0) return kc;
+        if (!tuning->index.has_aligned(precision) && t.bm * t.bn >= 128 * 128) return kc;
+    }
+    const TuningTable *table = &tuning->table;
     const TuningPick pick =
-        remembered_lookup(*tuning, precision, a.trans_a, a.trans_b, a.m, a.n, a.k);
+        remembered_lookup(*tuning, precision, a.trans_a, a.trans_b, a.m, a.n, a.k, aligned);
     if (pick.candidate < 0) return kc;
     const TuningCandidate &c = table->candidates[size_t(pick.candidate)];
     KernelChoice out = kc;

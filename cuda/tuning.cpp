@@ -103,10 +103,16 @@ bool parse_tuning(const std::string &text, TuningTable *out, std::string *error)
             if (!(words >> p >> ops >> ms >> ns >> ks) || (p != "s" && p != "d") ||
                 !parse_ops(ops, &r.ta, &r.tb) || !parse_int(ms, 1, int64_t(1) << 40, &m) ||
                 !parse_int(ns, 1, int64_t(1) << 40, &n) || !parse_int(ks, 1, int64_t(1) << 40, &k))
-                return fail("expected 'row s|d NN|NT|TN|TT M N K INDEX:RATIO...'");
+                return fail("expected 'row s|d NN|NT|TN|TT M N K [aligned] INDEX:RATIO...'");
             r.precision = p[0], r.m = m, r.n = n, r.k = k;
             std::string item;
+            bool first = true;
             while (words >> item) {
+                if (first && item == "aligned") {
+                    r.aligned = true, first = false;
+                    continue;
+                }
+                first = false;
                 const size_t colon = item.find(':');
                 int64_t index = 0;
                 char *end = nullptr;
@@ -143,6 +149,7 @@ std::string format_tuning(const TuningTable &t) {
         std::snprintf(buf, sizeof buf, "row %c %c%c %lld %lld %lld", r.precision, r.ta ? 'T' : 'N',
                       r.tb ? 'T' : 'N', (long long)r.m, (long long)r.n, (long long)r.k);
         s += buf;
+        if (r.aligned) s += " aligned";
         for (const auto &[index, ratio] : r.ratios) {
             std::snprintf(buf, sizeof buf, " %d:%.3f", index, ratio);
             s += buf;
@@ -170,6 +177,8 @@ TuningIndex::TuningIndex(const TuningTable &t) {
             side->ln.push_back(std::log(double(r.n)));
             side->lk.push_back(std::log(double(r.k)));
             side->ta.push_back(r.ta), side->tb.push_back(r.tb);
+            side->aligned.push_back(r.aligned);
+            side->aligned_rows += int(r.aligned);
             const size_t at = side->log_ratio.size();
             side->log_ratio.resize(at + width, std::log(kListedRatio));
             side->listed.resize(at + width, 0);
@@ -190,7 +199,7 @@ TuningIndex::TuningIndex(const TuningTable &t) {
 }
 
 TuningPick TuningIndex::lookup(char precision, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                               int exclude_row) const {
+                               bool aligned, int exclude_row) const {
     TuningPick pick;
     const Side &side = precision == 's' ? s_ : d_;
     if (m <= 0 || n <= 0 || k <= 0 || side.row.empty()) return pick;
@@ -207,7 +216,8 @@ TuningPick TuningIndex::lookup(char precision, bool ta, bool tb, int64_t m, int6
         if (side.row[i] == exclude_row) continue;
         const double dm = side.lm[i] - lm, dn = side.ln[i] - ln, dk = side.lk[i] - lk;
         const double d = std::sqrt(dm * dm + dn * dn + dk * dk) +
-                         kTuningTransposePenalty * (int(side.ta[i] != ta) + int(side.tb[i] != tb));
+                         kTuningTransposePenalty * (int(side.ta[i] != ta) + int(side.tb[i] != tb)) +
+                         (side.aligned[i] != aligned ? align_penalty_ : 0.0);
         if (d > kTuningReach) continue;
         if (found == kTuningNeighbours && d >= near[kTuningNeighbours - 1].first) continue;
         int at = found < kTuningNeighbours ? found++ : kTuningNeighbours - 1;
@@ -239,8 +249,8 @@ TuningPick TuningIndex::lookup(char precision, bool ta, bool tb, int64_t m, int6
 }
 
 TuningPick tuning_lookup(const TuningTable &t, char precision, bool ta, bool tb, int64_t m,
-                         int64_t n, int64_t k, int exclude_row) {
-    return TuningIndex(t).lookup(precision, ta, tb, m, n, k, exclude_row);
+                         int64_t n, int64_t k, bool aligned, int exclude_row) {
+    return TuningIndex(t).lookup(precision, ta, tb, m, n, k, aligned, exclude_row);
 }
 
 } // namespace tessera::cuda

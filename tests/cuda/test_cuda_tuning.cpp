@@ -28,7 +28,8 @@ const char *const kTable = "# a comment\n"
                            "candidate d 128x128/1/last\n"
                            "row s NN 4096 4096 4096 0:1 1:1.4\n"
                            "row s NT 300 200 5000 1:1 0:1.2\n"
-                           "row d TT 1000 1000 64 2:1\n";
+                           "row d TT 1000 1000 64 2:1\n"
+                           "row s NT 300 200 5000 aligned 0:1 1:1.3\n";
 
 TEST(CudaTuning, ParsesAndFormatsTheSameTable) {
     TuningTable t;
@@ -43,7 +44,10 @@ TEST(CudaTuning, ParsesAndFormatsTheSameTable) {
     EXPECT_EQ(t.candidates[1].split_k, 4);
     EXPECT_EQ(t.candidates[2].stream_k, 1);
     EXPECT_EQ(t.candidates[2].precision, 'd');
-    ASSERT_EQ(t.rows.size(), 3u);
+    ASSERT_EQ(t.rows.size(), 4u);
+    EXPECT_FALSE(t.rows[1].aligned);
+    EXPECT_TRUE(t.rows[3].aligned);
+    EXPECT_EQ(t.rows[3].ratios.size(), 2u);
     EXPECT_TRUE(t.rows[1].tb);
     EXPECT_FALSE(t.rows[1].ta);
     EXPECT_EQ(t.rows[1].k, 5000);
@@ -69,6 +73,8 @@ TEST(CudaTuning, MalformedTablesAreRefusedWithTheLine) {
         {head + "candidate s 64x64/1/sometimes\n", "line 4"},
         {head + "candidate q 64x64/1/off\n", "line 4"},
         {head + "row s NN 10 10 10\n", "line 4"},
+        {head + "row s NN 10 10 10 aligned\n", "line 4"},
+        {head + "row s NN 10 10 10 0:1 aligned\n", "line 4"},
         {head + "row s NX 10 10 10 0:1\n", "line 4"},
         {head + "row s NN 10 0 10 0:1\n", "line 4"},
         {head + "row s NN 10 10 10 1:1\n", "line 4"},
@@ -104,8 +110,30 @@ TEST(CudaTuning, LookupTakesTheNearestShapesOfItsPrecision) {
     EXPECT_EQ(cuda::tuning_lookup(t, 'd', false, false, 4096, 4096, 4096).candidate, -1);
     EXPECT_EQ(cuda::tuning_lookup(t, 'd', true, true, 1000, 1000, 64).candidate, 2);
     // A row left out (the tuner's leave-one-out check) is not its own neighbour.
-    EXPECT_EQ(cuda::tuning_lookup(t, 'd', true, true, 1000, 1000, 64, 2).candidate, -1);
+    EXPECT_EQ(cuda::tuning_lookup(t, 'd', true, true, 1000, 1000, 64, false, 2).candidate, -1);
     EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 0, 10, 10).candidate, -1);
+}
+
+TEST(CudaTuning, AlignedProductsPreferRowsMeasuredAligned) {
+    // The same shape measured both ways, with different winners; a product takes the
+    // winner of its own alignment, and the other row's where its own is left out.
+    const std::string text = "tessera-cuda-tuning 1\ndevice sm=132 cc=9.0 X\n"
+                             "candidate s 64x64/1/off\ncandidate s 256x128/1/off\n"
+                             "row s NN 2000 2000 2000 0:1 1:1.3\n"
+                             "row s NN 2000 2000 2000 aligned 1:1 0:1.3\n";
+    TuningTable t;
+    std::string why;
+    ASSERT_TRUE(cuda::parse_tuning(text, &t, &why)) << why;
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 2100, 1900, 2000, false).candidate, 0);
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 2100, 1900, 2000, true).candidate, 1);
+    EXPECT_EQ(cuda::tuning_lookup(t, 's', false, false, 2000, 2000, 2000, true, 1).candidate, 0);
+    const cuda::TuningIndex index(t);
+    EXPECT_TRUE(index.has_aligned('s'));
+    EXPECT_FALSE(index.has_aligned('d'));
+    // Without the penalty both rows are as near, and their votes cancel to the lower index.
+    cuda::TuningIndex flat(t);
+    flat.set_align_penalty(0.0);
+    EXPECT_EQ(flat.lookup('s', false, false, 2000, 2000, 2000, true).candidate, 0);
 }
 
 TEST(CudaTuning, NeighboursVoteByTheirTimes) {
@@ -130,7 +158,7 @@ TEST(CudaTuning, NeighboursVoteByTheirTimes) {
 // training shape's distance, the nearest within reach, each candidate that one of them lists
 // scored by its weighted log ratios.
 int plain_lookup(const TuningTable &t, char precision, bool ta, bool tb, int64_t m, int64_t n,
-                 int64_t k) {
+                 int64_t k, bool aligned) {
     double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {0, 0, 0}, volume = 0;
     for (const cuda::TuningRow &r : t.rows) {
         if (r.precision != precision) continue;
@@ -149,7 +177,8 @@ int plain_lookup(const TuningTable &t, char precision, bool ta, bool tb, int64_t
         const double dm = std::log(double(r.m) / q[0]), dn = std::log(double(r.n) / q[1]),
                      dk = std::log(double(r.k) / q[2]);
         const double d = std::sqrt(dm * dm + dn * dn + dk * dk) +
-                         cuda::kTuningTransposePenalty * (int(r.ta != ta) + int(r.tb != tb));
+                         cuda::kTuningTransposePenalty * (int(r.ta != ta) + int(r.tb != tb)) +
+                         (r.aligned != aligned ? cuda::kTuningAlignPenalty : 0.0);
         if (d <= cuda::kTuningReach) near.emplace_back(d, i);
     }
     std::stable_sort(near.begin(), near.end(),
@@ -182,13 +211,14 @@ TEST(CudaTuning, IndexPicksWhatAPlainSearchPicks) {
         int picked = 0;
         for (int trial = 0; trial < 2000; ++trial) {
             const char precision = trial % 2 ? 'd' : 's';
-            const bool ta = rng() & 1, tb = rng() & 1;
+            const bool ta = rng() & 1, tb = rng() & 1, aligned = rng() & 1;
             const auto m = int64_t(std::exp(side(rng))), n = int64_t(std::exp(side(rng))),
                        k = int64_t(std::exp(side(rng)));
-            const int want = plain_lookup(t, precision, ta, tb, m, n, k);
-            const TuningPick got = index.lookup(precision, ta, tb, m, n, k);
-            ASSERT_EQ(got.candidate, want) << precision << (ta ? 'T' : 'N') << (tb ? 'T' : 'N')
-                                           << " " << m << "x" << n << "x" << k;
+            const int want = plain_lookup(t, precision, ta, tb, m, n, k, aligned);
+            const TuningPick got = index.lookup(precision, ta, tb, m, n, k, aligned);
+            ASSERT_EQ(got.candidate, want)
+                << precision << (ta ? 'T' : 'N') << (tb ? 'T' : 'N') << " " << m << "x" << n << "x"
+                << k << (aligned ? " aligned" : "");
             picked += want >= 0;
         }
         EXPECT_GT(picked, 500) << "most random shapes fall within the table's reach";
