@@ -85,11 +85,12 @@ template <typename T> struct PlainStep {
     const core::GemmArgs<T> &g;
     int64_t m_main, fringe;
 
-    void pack_b(int64_t pc, int64_t kc, int64_t col, int cols, T *dst) const {
-        pack_b_panel(g, pc, kc, col, cols, uk.blocks.nr, dst);
+    void pack_b(int64_t pc, int64_t kc, int64_t jc, int64_t nc, int64_t q0, int64_t q1,
+                T *pb) const {
+        pack_b_panels(g, pc, kc, jc, nc, q0, q1, uk.blocks.nr, pb);
     }
     void block(T *pa, const T *pb, int64_t ic, int64_t mc, const LoopStep &at, T beta) const {
-        pack_a(g, ic, mc, at.pc, at.kc, uk.blocks.mr, pa);
+        pack_a(g, ic, mc, at.pc, at.kc, uk.blocks.mr, pa, uk.pack_a_trans);
         macro_kernel(uk, g, pa, pb, ic, mc, at.jc, at.jr0, at.jr1, at.nc, at.kc, beta);
     }
     void after(T *pa, const T *pb, const LoopStep &at, T beta) const {
@@ -98,7 +99,7 @@ template <typename T> struct PlainStep {
         const int64_t f0 = std::min(at.nc, at.panels * at.thread / at.team * nr);
         const int64_t f1 = std::min(at.nc, at.panels * (at.thread + 1) / at.team * nr);
         if (f1 <= f0) return;
-        pack_a(g, m_main, fringe, at.pc, at.kc, uk.blocks.mr, pa);
+        pack_a(g, m_main, fringe, at.pc, at.kc, uk.blocks.mr, pa, uk.pack_a_trans);
         macro_kernel(uk, g, pa, pb, m_main, fringe, at.jc, f0, f1, at.nc, at.kc, beta);
     }
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "core/backend.hpp"
 #include "cpu/kernels/microkernel.hpp"
@@ -51,10 +52,11 @@ void deal_columns(int64_t mc, int64_t kc, int mr, T *dst, Run run, Ask ask) {
 }
 
 // op(A)[i0 : i0+mc, p0 : p0+kc] into ceil(mc/mr) panels of kc columns × mr rows; rows of a
-// partial panel past the matrix are zero.
+// partial panel past the matrix are zero. `trans`: the ISA's packing of a transposed A (the
+// micro-kernel's pack_a_trans), nullptr for the portable loop.
 template <typename T>
 void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
-            T *dst) {
+            T *dst, PackTransposedFn<T> trans = nullptr) {
     if (!g.trans_a) { // column-major A: rows of a column are contiguous
         const T *a = g.A + i0 + p0 * g.lda;
         const int64_t lda = g.lda;
@@ -66,6 +68,7 @@ void pack_a(const core::GemmArgs<T> &g, int64_t i0, int64_t mc, int64_t p0, int6
             },
             [a, lda, mc](int64_t l) { prefetch_run(a + l * lda, mc); });
     }
+    if (trans) return trans(g.A + p0 + i0 * g.lda, g.lda, mc, kc, mr, dst);
     for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const int rows = int(std::min<int64_t>(mr, mc - ir));
         // op(A) = A^T: element (i, l) is A[l + i*lda], contiguous in l
@@ -98,6 +101,42 @@ void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0
     }
     for (int j = cols; j < nr; ++j)
         for (int64_t l = 0; l < kc; ++l) dst[l * nr + j] = T(0);
+}
+
+// Panels q0..q1-1 of op(B)[p0 : p0+kc, j0 : j0+nc] (panel q: columns j0 + q*nr onwards, at
+// dst + q*kc*nr). A transposed B is read a row of op(B) at a time across all the panels (one
+// long run per row, which the prefetchers follow, instead of nr elements of every row per
+// panel); a column-major B a panel at a time, each of its columns one run.
+template <typename T>
+void pack_b_panels(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                   int64_t q0, int64_t q1, int nr, T *dst) {
+    if (q1 <= q0) return;
+    if (!g.trans_b) {
+        for (int64_t q = q0; q < q1; ++q)
+            pack_b_panel(g, p0, kc, j0 + q * nr, int(std::min<int64_t>(nr, nc - q * nr)), nr,
+                         dst + q * kc * nr);
+        return;
+    }
+    // op(B) = B^T: element (l, j) is B[j + l*ldb], contiguous in j. Full panels first.
+    const int64_t full = std::min(q1, nc / nr);
+    const int64_t ahead = 4; // rows whose lines are asked for while this one is dealt
+    for (int64_t l = 0; l < kc; ++l) {
+        const T *src = g.B + j0 + (p0 + l) * g.ldb;
+        if (l + ahead < kc) prefetch_run(src + ahead * g.ldb + q0 * nr, (q1 - q0) * nr);
+        T *d = dst + l * nr;
+        if (nr == 6) {
+            for (int64_t q = q0; q < full; ++q)
+                std::memcpy(d + q * kc * 6, src + q * 6, 6 * sizeof(T));
+        } else {
+            for (int64_t q = q0; q < full; ++q)
+                std::memcpy(d + q * kc * nr, src + q * nr, size_t(nr) * sizeof(T));
+        }
+        for (int64_t q = std::max(q0, full); q < q1; ++q) { // the last, partial panel
+            const int cols = int(std::min<int64_t>(nr, nc - q * nr));
+            for (int j = 0; j < cols; ++j) d[q * kc * nr + j] = src[q * nr + j];
+            for (int j = cols; j < nr; ++j) d[q * kc * nr + j] = T(0);
+        }
+    }
 }
 
 // Sums of up to four blocks of op(A) or op(B) packed in one pass (Strassen's operands):

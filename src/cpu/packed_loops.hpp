@@ -71,7 +71,8 @@ struct LoopStep {
 
 // The loops over the first `rows` rows of C (the rest, if any, is the step's to do in `after`),
 // with blocks of at most `mc_max(kc_max)` rows. `step` provides:
-//   pack_b(pc, kc, col, cols, dst): one NR-wide panel of the B operand, packed;
+//   pack_b(pc, kc, jc, nc, q0, q1, pb): NR-wide panels q0..q1-1 of the B operand's column
+//       block jc..jc+nc, packed (panel q at pb + q*kc*NR); each thread packs its share;
 //   block(pa, pb, ic, mc, const LoopStep &, beta): pack this thread's rows ic..ic+mc of the A
 //       operand into pa and compute them against pb;
 //   after(pa, pb, const LoopStep &, beta): this thread's share of anything else in the step.
@@ -119,11 +120,9 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
                 for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
                     const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
                     const T beta = pc == 0 ? g.beta : T(1);
-#pragma omp for schedule(static)
-                    for (int64_t p = 0; p < panels; ++p)
-                        step.pack_b(pc, kc, jc + p * nr, int(std::min<int64_t>(nr, nc - p * nr)),
-                                    pb + p * kc * nr);
-                    // implicit barrier: B is packed
+                    step.pack_b(pc, kc, jc, nc, panels * t / team, panels * (t + 1) / team, pb);
+#pragma omp barrier
+                    // B is packed
                     const LoopStep at{jc, nc, pc, kc, jr0, jr1, panels, t, team};
                     for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc)
                         step.block(pa, pb, ic, std::min<int64_t>(mc, r1 - ic), at, beta);

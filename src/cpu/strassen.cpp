@@ -125,9 +125,13 @@ template <typename T> struct SumStep {
     const core::GemmArgs<T> &g; // the product's shape, alpha and op; its A, B and C unused
     const Combination<T> &comb;
 
-    void pack_b(int64_t pc, int64_t kc, int64_t col, int cols, T *dst) const {
-        pack_b_panel_sum(g, PackSources<T>{comb.b.count, comb.b.ptr, comb.b.coef, uk.sum}, pc, kc,
-                         col, cols, uk.blocks.nr, dst);
+    void pack_b(int64_t pc, int64_t kc, int64_t jc, int64_t nc, int64_t q0, int64_t q1,
+                T *pb) const {
+        const int nr = uk.blocks.nr;
+        for (int64_t q = q0; q < q1; ++q)
+            pack_b_panel_sum(g, PackSources<T>{comb.b.count, comb.b.ptr, comb.b.coef, uk.sum}, pc,
+                             kc, jc + q * nr, int(std::min<int64_t>(nr, nc - q * nr)), nr,
+                             pb + q * kc * nr);
     }
     void block(T *pa, const T *pb, int64_t ic, int64_t mc, const LoopStep &at, T) const {
         pack_a_sum(g, PackSources<T>{comb.a.count, comb.a.ptr, comb.a.coef, uk.sum}, ic, mc, at.pc,

@@ -6,6 +6,7 @@
 #include "cpu/kernels/avx2_traits.hpp"
 #include "cpu/kernels/direct_tile.hpp"
 #include "cpu/kernels/microkernel.hpp"
+#include "cpu/kernels/pack_transposed.hpp"
 #include "cpu/kernels/register_tile.hpp"
 
 namespace tessera::cpu {
@@ -41,7 +42,8 @@ const MicroKernel<float> &avx2_kernel_f32() {
                                       kFloatBlocks,
                                       DirectGemm<Avx2F32, 6>::run,
                                       register_tile_kernel_multi<Avx2F32, kVectors, kColumns>,
-                                      block_sum<Avx2F32>};
+                                      block_sum<Avx2F32>,
+                                      pack_a_transposed<float>};
     return k;
 }
 
@@ -51,7 +53,8 @@ const MicroKernel<double> &avx2_kernel_f64() {
                                        kDoubleBlocks,
                                        DirectGemm<Avx2F64, 6>::run,
                                        register_tile_kernel_multi<Avx2F64, kVectors, kColumns>,
-                                       block_sum<Avx2F64>};
+                                       block_sum<Avx2F64>,
+                                       pack_a_transposed<double>};
     return k;
 }
 

@@ -7,6 +7,7 @@
 #include "cpu/kernels/avx512_traits.hpp"
 #include "cpu/kernels/direct_tile.hpp"
 #include "cpu/kernels/microkernel.hpp"
+#include "cpu/kernels/pack_transposed.hpp"
 #include "cpu/kernels/register_tile.hpp"
 
 namespace tessera::cpu {
@@ -72,7 +73,8 @@ const MicroKernel<float> &avx512_kernel_f32() {
                                       kFloatBlocks,
                                       direct<Avx512F32, Avx512F32Y, 12>,
                                       register_tile_kernel_multi<Avx512F32, kVectors, kColumns>,
-                                      block_sum<Avx512F32>};
+                                      block_sum<Avx512F32>,
+                                      pack_a_transposed<float>};
     return k;
 }
 
@@ -82,7 +84,8 @@ const MicroKernel<double> &avx512_kernel_f64() {
                                        kDoubleBlocks,
                                        direct<Avx512F64, Avx512F64Y, 12>,
                                        register_tile_kernel_multi<Avx512F64, kVectors, kColumns>,
-                                       block_sum<Avx512F64>};
+                                       block_sum<Avx512F64>,
+                                       pack_a_transposed<double>};
     return k;
 }
 

@@ -56,7 +56,8 @@ static_assert(tile_matches(kDoubleBlocks, kDoubleBlocks.mr, 1, kDoubleBlocks.nr)
 const MicroKernel<float> &generic_kernel_f32() {
     static const MicroKernel<float> k{"generic",    kernel<float, kFloatBlocks.mr, kFloatBlocks.nr>,
                                       kFloatBlocks, nullptr,
-                                      nullptr,      nullptr};
+                                      nullptr,      nullptr,
+                                      nullptr};
     return k;
 }
 
@@ -64,7 +65,8 @@ const MicroKernel<double> &generic_kernel_f64() {
     static const MicroKernel<double> k{
         "generic",     kernel<double, kDoubleBlocks.mr, kDoubleBlocks.nr>,
         kDoubleBlocks, nullptr,
-        nullptr,       nullptr};
+        nullptr,       nullptr,
+        nullptr};
     return k;
 }
 

@@ -49,13 +49,19 @@ using MultiKernelFn = void (*)(int64_t kc, const T *a, const T *b, int count, T 
 template <typename T>
 using BlockSumFn = void (*)(T *d, int count, const T *const *x, const T *coef, int64_t n);
 
+// Packing of a transposed A block (op(A) = A^T: element (i, l) at a[i*lda + l]) into
+// ceil(mc/mr) panels of kc columns × mr rows, rows past mc zero (pack.hpp's pack_a).
+template <typename T>
+using PackTransposedFn = void (*)(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, T *dst);
+
 template <typename T> struct MicroKernel {
     const char *name; // "generic", "avx2", "avx512"
     MicroKernelFn<T> run;
     Blocking blocks;
-    DirectGemmFn<T> direct; // nullptr: this ISA always packs
-    MultiKernelFn<T> multi; // nullptr: tiles go through a buffer
-    BlockSumFn<T> sum;      // nullptr: the portable loop
+    DirectGemmFn<T> direct;           // nullptr: this ISA always packs
+    MultiKernelFn<T> multi;           // nullptr: tiles go through a buffer
+    BlockSumFn<T> sum;                // nullptr: the portable loop
+    PackTransposedFn<T> pack_a_trans; // nullptr: the portable loop
 };
 
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.

@@ -1,0 +1,86 @@
+// Packing of a transposed A block (op(A) = A^T, so row i of op(A) is contiguous in A) into the
+// micro-panels of pack.hpp, with 8×8 (float) and 4×4 (double) in-register transposes of ymm
+// vectors: a group of op(A)'s rows is read along k, one vector per row, and written as whole
+// vectors of each column's panel. The scalar loop (pack.hpp) stores one element per column
+// and row, across a whole panel per row. Included by the AVX2 and AVX-512 files (both have
+// the ymm instructions); each gets its own copy.
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace tessera::cpu {
+namespace {
+
+// Rows r0 .. r0+7 of op(A), columns l .. l+7 (src: element (r, l) at src[r*lda + l]) into
+// dst[j*mr + r] for j < 8.
+inline void transpose_block(const float *src, int64_t lda, float *dst, int mr) {
+    const __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lda),
+                 r2 = _mm256_loadu_ps(src + 2 * lda), r3 = _mm256_loadu_ps(src + 3 * lda),
+                 r4 = _mm256_loadu_ps(src + 4 * lda), r5 = _mm256_loadu_ps(src + 5 * lda),
+                 r6 = _mm256_loadu_ps(src + 6 * lda), r7 = _mm256_loadu_ps(src + 7 * lda);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
+                 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)),
+                 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)),
+                 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)),
+                 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2)),
+                 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)),
+                 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(dst + mr, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(dst + 2 * mr, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(dst + 3 * mr, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(dst + 4 * mr, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(dst + 5 * mr, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(dst + 6 * mr, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(dst + 7 * mr, _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+
+// Rows r0 .. r0+3, columns l .. l+3, as above.
+inline void transpose_block(const double *src, int64_t lda, double *dst, int mr) {
+    const __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + lda),
+                  r2 = _mm256_loadu_pd(src + 2 * lda), r3 = _mm256_loadu_pd(src + 3 * lda);
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1),
+                  t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(dst + mr, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(dst + 2 * mr, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(dst + 3 * mr, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+// op(A)[0 : mc, 0 : kc] with op(A) = A^T (element (i, l) at a[i*lda + l]) into ceil(mc/mr)
+// panels of kc columns × mr rows, rows of a partial panel past mc zero: what pack_a's scalar
+// loop writes. mr must be a multiple of the block's side (8 in float, 4 in double). Each group
+// of rows is read along the whole kc before the next (as many streams as the block's side).
+template <typename T>
+void pack_a_transposed(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, T *dst) {
+    constexpr int side = 32 / int(sizeof(T));
+    const int64_t kc_blocks = kc / side * side;
+    for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
+        const int rows = int(std::min<int64_t>(mr, mc - ir));
+        const int groups = rows / side * side;
+        for (int r = 0; r < groups; r += side) {
+            const T *src = a + (ir + r) * lda;
+            for (int64_t l = 0; l < kc_blocks; l += side)
+                transpose_block(src + l, lda, dst + l * mr + r, mr);
+            for (int i = 0; i < side; ++i)
+                for (int64_t l = kc_blocks; l < kc; ++l) dst[l * mr + r + i] = src[i * lda + l];
+        }
+        for (int i = groups; i < rows; ++i) {
+            const T *src = a + (ir + i) * lda;
+            for (int64_t l = 0; l < kc; ++l) dst[l * mr + i] = src[l];
+        }
+        for (int64_t l = 0; l < kc; ++l)
+            for (int i = rows; i < mr; ++i) dst[l * mr + i] = T(0);
+    }
+}
+
+} // namespace
+} // namespace tessera::cpu
