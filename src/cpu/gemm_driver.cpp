@@ -87,7 +87,7 @@ template <typename T> struct PlainStep {
 
     void pack_b(int64_t pc, int64_t kc, int64_t jc, int64_t nc, int64_t q0, int64_t q1,
                 T *pb) const {
-        pack_b_panels(g, pc, kc, jc, nc, q0, q1, uk.blocks.nr, pb);
+        pack_b_panels(g, pc, kc, jc, nc, q0, q1, uk.blocks.nr, pb, uk.pack_b6);
     }
     void block(T *pa, const T *pb, int64_t ic, int64_t mc, const LoopStep &at, T beta) const {
         pack_a(g, ic, mc, at.pc, at.kc, uk.blocks.mr, pa, uk.pack_a_trans);

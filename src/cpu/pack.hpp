@@ -107,14 +107,24 @@ void pack_b_panel(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0
 // dst + q*kc*nr). A transposed B is read a row of op(B) at a time across all the panels (one
 // long run per row, which the prefetchers follow, instead of nr elements of every row per
 // panel); a column-major B a panel at a time, each of its columns one run.
+// `six`: the ISA's packing of a full column-major panel of 6 columns (the micro-kernel's
+// pack_b6, its NR then 6), nullptr for the portable loop.
 template <typename T>
 void pack_b_panels(const core::GemmArgs<T> &g, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                   int64_t q0, int64_t q1, int nr, T *dst) {
+                   int64_t q0, int64_t q1, int nr, T *dst, PackBPanel6Fn<T> six = nullptr) {
     if (q1 <= q0) return;
     if (!g.trans_b) {
-        for (int64_t q = q0; q < q1; ++q)
-            pack_b_panel(g, p0, kc, j0 + q * nr, int(std::min<int64_t>(nr, nc - q * nr)), nr,
-                         dst + q * kc * nr);
+        for (int64_t q = q0; q < q1; ++q) {
+            const int cols = int(std::min<int64_t>(nr, nc - q * nr));
+            const T *src = g.B + p0 + (j0 + q * nr) * g.ldb;
+            if (six && cols == 6) {
+                if (q + 1 < q1) // the next panel's columns, asked for while this one is packed
+                    for (int j = 0; j < 6; ++j) prefetch_run(src + (6 + j) * g.ldb, kc);
+                six(src, g.ldb, kc, dst + q * kc * nr);
+            } else {
+                pack_b_panel(g, p0, kc, j0 + q * nr, cols, nr, dst + q * kc * nr);
+            }
+        }
         return;
     }
     // op(B) = B^T: element (l, j) is B[j + l*ldb], contiguous in j. Full panels first.

@@ -33,6 +33,7 @@ constexpr Blocking kDoubleBlocks{.mr = 8,
                                  .strassen_kc = 256};
 static_assert(tile_matches(kFloatBlocks, kVectors, Avx2F32::lanes, kColumns));
 static_assert(tile_matches(kDoubleBlocks, kVectors, Avx2F64::lanes, kColumns));
+static_assert(kColumns == 6, "pack_b_cols6 packs panels of 6 columns");
 
 } // namespace
 
@@ -43,7 +44,8 @@ const MicroKernel<float> &avx2_kernel_f32() {
                                       DirectGemm<Avx2F32, 6>::run,
                                       register_tile_kernel_multi<Avx2F32, kVectors, kColumns>,
                                       block_sum<Avx2F32>,
-                                      pack_a_transposed<float>};
+                                      pack_a_transposed<float>,
+                                      pack_b_cols6};
     return k;
 }
 
@@ -54,7 +56,8 @@ const MicroKernel<double> &avx2_kernel_f64() {
                                        DirectGemm<Avx2F64, 6>::run,
                                        register_tile_kernel_multi<Avx2F64, kVectors, kColumns>,
                                        block_sum<Avx2F64>,
-                                       pack_a_transposed<double>};
+                                       pack_a_transposed<double>,
+                                       pack_b_cols6};
     return k;
 }
 

@@ -64,6 +64,7 @@ constexpr Blocking kDoubleBlocks{.mr = 32,
                                  .strassen_kc = 1024};
 static_assert(tile_matches(kFloatBlocks, kVectors, Avx512F32::lanes, kColumns));
 static_assert(tile_matches(kDoubleBlocks, kVectors, Avx512F64::lanes, kColumns));
+static_assert(kColumns == 6, "pack_b_cols6 packs panels of 6 columns");
 
 } // namespace
 
@@ -74,7 +75,8 @@ const MicroKernel<float> &avx512_kernel_f32() {
                                       direct<Avx512F32, Avx512F32Y, 12>,
                                       register_tile_kernel_multi<Avx512F32, kVectors, kColumns>,
                                       block_sum<Avx512F32>,
-                                      pack_a_transposed<float>};
+                                      pack_a_transposed<float>,
+                                      pack_b_cols6};
     return k;
 }
 
@@ -85,7 +87,8 @@ const MicroKernel<double> &avx512_kernel_f64() {
                                        direct<Avx512F64, Avx512F64Y, 12>,
                                        register_tile_kernel_multi<Avx512F64, kVectors, kColumns>,
                                        block_sum<Avx512F64>,
-                                       pack_a_transposed<double>};
+                                       pack_a_transposed<double>,
+                                       pack_b_cols6};
     return k;
 }
 

@@ -54,6 +54,10 @@ using BlockSumFn = void (*)(T *d, int count, const T *const *x, const T *coef, i
 template <typename T>
 using PackTransposedFn = void (*)(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, T *dst);
 
+// Packing of one full panel of 6 columns of a column-major op(B) (element (l, j) at
+// b[l + j*ldb]) into kc rows of 6 (pack.hpp's pack_b_panel with NR = 6).
+template <typename T> using PackBPanel6Fn = void (*)(const T *b, int64_t ldb, int64_t kc, T *dst);
+
 template <typename T> struct MicroKernel {
     const char *name; // "generic", "avx2", "avx512"
     MicroKernelFn<T> run;
@@ -62,6 +66,7 @@ template <typename T> struct MicroKernel {
     MultiKernelFn<T> multi;           // nullptr: tiles go through a buffer
     BlockSumFn<T> sum;                // nullptr: the portable loop
     PackTransposedFn<T> pack_a_trans; // nullptr: the portable loop
+    PackBPanel6Fn<T> pack_b6;         // nullptr: the portable loop; else NR is 6
 };
 
 // Kernels compiled for any x86-64 / any CPU: plain C++ the compiler vectorises.

@@ -1,9 +1,10 @@
-// Packing of a transposed A block (op(A) = A^T, so row i of op(A) is contiguous in A) into the
-// micro-panels of pack.hpp, with 8×8 (float) and 4×4 (double) in-register transposes of ymm
-// vectors: a group of op(A)'s rows is read along k, one vector per row, and written as whole
-// vectors of each column's panel. The scalar loop (pack.hpp) stores one element per column
-// and row, across a whole panel per row. Included by the AVX2 and AVX-512 files (both have
-// the ymm instructions); each gets its own copy.
+// The packings that transpose (pack.hpp's loops store them one element at a time, each to
+// another row or column of the panel), with 8×8 (float) and 4×4 (double) in-register
+// transposes of ymm vectors: a transposed A block (op(A) = A^T, rows of op(A) contiguous in
+// A), read a group of rows at a time along k and written as whole vectors of each column's
+// panel; and a column-major B panel of 6 columns, read along k and written as whole rows of
+// the panel. Included by the AVX2 and AVX-512 files (both have the ymm instructions); each
+// gets its own copy.
 #pragma once
 
 #include <immintrin.h>
@@ -80,6 +81,66 @@ void pack_a_transposed(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, 
         for (int64_t l = 0; l < kc; ++l)
             for (int i = rows; i < mr; ++i) dst[l * mr + i] = T(0);
     }
+}
+
+// One full panel of a column-major op(B): columns 0..5 (element (l, j) at b[l + j*ldb]) into
+// kc rows of 6 (dst[l*6 + j]), 8 (float) or 4 (double) rows at a time.
+inline void pack_b_cols6(const float *b, int64_t ldb, int64_t kc, float *dst) {
+    const int64_t blocks = kc / 8 * 8;
+    const __m256 zero = _mm256_setzero_ps();
+    for (int64_t l = 0; l < blocks; l += 8) {
+        const float *s = b + l;
+        const __m256 c0 = _mm256_loadu_ps(s), c1 = _mm256_loadu_ps(s + ldb),
+                     c2 = _mm256_loadu_ps(s + 2 * ldb), c3 = _mm256_loadu_ps(s + 3 * ldb),
+                     c4 = _mm256_loadu_ps(s + 4 * ldb), c5 = _mm256_loadu_ps(s + 5 * ldb);
+        const __m256 t0 = _mm256_unpacklo_ps(c0, c1), t1 = _mm256_unpackhi_ps(c0, c1),
+                     t2 = _mm256_unpacklo_ps(c2, c3), t3 = _mm256_unpackhi_ps(c2, c3),
+                     t4 = _mm256_unpacklo_ps(c4, c5), t5 = _mm256_unpackhi_ps(c4, c5);
+        const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
+                     s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                     s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)),
+                     s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)),
+                     s4 = _mm256_shuffle_ps(t4, zero, _MM_SHUFFLE(1, 0, 1, 0)),
+                     s5 = _mm256_shuffle_ps(t4, zero, _MM_SHUFFLE(3, 2, 3, 2)),
+                     s6 = _mm256_shuffle_ps(t5, zero, _MM_SHUFFLE(1, 0, 1, 0)),
+                     s7 = _mm256_shuffle_ps(t5, zero, _MM_SHUFFLE(3, 2, 3, 2));
+        // Row r of the block: elements 0..3 from s_r's low or high half, 4..5 from s_(r+4)'s.
+        const __m256 lo[4] = {s0, s1, s2, s3}, hi[4] = {s4, s5, s6, s7};
+        float *d = dst + l * 6;
+        for (int r = 0; r < 4; ++r) {
+            _mm_storeu_ps(d + r * 6, _mm256_castps256_ps128(lo[r]));
+            _mm_storel_pi(reinterpret_cast<__m64 *>(d + r * 6 + 4), _mm256_castps256_ps128(hi[r]));
+            _mm_storeu_ps(d + (r + 4) * 6, _mm256_extractf128_ps(lo[r], 1));
+            _mm_storel_pi(reinterpret_cast<__m64 *>(d + (r + 4) * 6 + 4),
+                          _mm256_extractf128_ps(hi[r], 1));
+        }
+    }
+    for (int64_t l = blocks; l < kc; ++l)
+        for (int j = 0; j < 6; ++j) dst[l * 6 + j] = b[l + j * ldb];
+}
+
+inline void pack_b_cols6(const double *b, int64_t ldb, int64_t kc, double *dst) {
+    const int64_t blocks = kc / 4 * 4;
+    for (int64_t l = 0; l < blocks; l += 4) {
+        const double *s = b + l;
+        const __m256d c0 = _mm256_loadu_pd(s), c1 = _mm256_loadu_pd(s + ldb),
+                      c2 = _mm256_loadu_pd(s + 2 * ldb), c3 = _mm256_loadu_pd(s + 3 * ldb),
+                      c4 = _mm256_loadu_pd(s + 4 * ldb), c5 = _mm256_loadu_pd(s + 5 * ldb);
+        const __m256d t0 = _mm256_unpacklo_pd(c0, c1), t1 = _mm256_unpackhi_pd(c0, c1),
+                      t2 = _mm256_unpacklo_pd(c2, c3), t3 = _mm256_unpackhi_pd(c2, c3),
+                      u = _mm256_unpacklo_pd(c4, c5), v = _mm256_unpackhi_pd(c4, c5);
+        double *d = dst + l * 6;
+        _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+        _mm_storeu_pd(d + 4, _mm256_castpd256_pd128(u));
+        _mm256_storeu_pd(d + 6, _mm256_permute2f128_pd(t1, t3, 0x20));
+        _mm_storeu_pd(d + 10, _mm256_castpd256_pd128(v));
+        _mm256_storeu_pd(d + 12, _mm256_permute2f128_pd(t0, t2, 0x31));
+        _mm_storeu_pd(d + 16, _mm256_extractf128_pd(u, 1));
+        _mm256_storeu_pd(d + 18, _mm256_permute2f128_pd(t1, t3, 0x31));
+        _mm_storeu_pd(d + 22, _mm256_extractf128_pd(v, 1));
+    }
+    for (int64_t l = blocks; l < kc; ++l)
+        for (int j = 0; j < 6; ++j) dst[l * 6 + j] = b[l + j * ldb];
 }
 
 } // namespace
