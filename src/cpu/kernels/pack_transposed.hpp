@@ -15,17 +15,12 @@
 namespace tessera::cpu {
 namespace {
 
-// Rows r0 .. r0+7 of op(A), columns l .. l+7 (src: element (r, l) at src[r*lda + l]) into
-// dst[j*mr + r] for j < 8.
-inline void transpose_block(const float *src, int64_t lda, float *dst, int mr) {
-    const __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lda),
-                 r2 = _mm256_loadu_ps(src + 2 * lda), r3 = _mm256_loadu_ps(src + 3 * lda),
-                 r4 = _mm256_loadu_ps(src + 4 * lda), r5 = _mm256_loadu_ps(src + 5 * lda),
-                 r6 = _mm256_loadu_ps(src + 6 * lda), r7 = _mm256_loadu_ps(src + 7 * lda);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
-                 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
-                 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
-                 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+// v[r] = row r of an 8×8 block in, column r of it out.
+inline void transpose8(__m256 v[8]) {
+    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]),
+                 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]),
+                 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]),
+                 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
     const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
                  s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
                  s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)),
@@ -34,14 +29,19 @@ inline void transpose_block(const float *src, int64_t lda, float *dst, int mr) {
                  s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2)),
                  s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)),
                  s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(dst + mr, _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(dst + 2 * mr, _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(dst + 3 * mr, _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(dst + 4 * mr, _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(dst + 5 * mr, _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(dst + 6 * mr, _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(dst + 7 * mr, _mm256_permute2f128_ps(s3, s7, 0x31));
+    v[0] = _mm256_permute2f128_ps(s0, s4, 0x20), v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    v[2] = _mm256_permute2f128_ps(s2, s6, 0x20), v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    v[4] = _mm256_permute2f128_ps(s0, s4, 0x31), v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    v[6] = _mm256_permute2f128_ps(s2, s6, 0x31), v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// Rows r0 .. r0+7 of op(A), columns l .. l+7 (src: element (r, l) at src[r*lda + l]) into
+// dst[j*mr + r] for j < 8.
+inline void transpose_block(const float *src, int64_t lda, float *dst, int mr) {
+    __m256 v[8];
+    for (int r = 0; r < 8; ++r) v[r] = _mm256_loadu_ps(src + r * lda);
+    transpose8(v);
+    for (int j = 0; j < 8; ++j) _mm256_storeu_ps(dst + j * mr, v[j]);
 }
 
 // Rows r0 .. r0+3, columns l .. l+3, as above.
@@ -87,32 +87,15 @@ void pack_a_transposed(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, 
 // kc rows of 6 (dst[l*6 + j]), 8 (float) or 4 (double) rows at a time.
 inline void pack_b_cols6(const float *b, int64_t ldb, int64_t kc, float *dst) {
     const int64_t blocks = kc / 8 * 8;
-    const __m256 zero = _mm256_setzero_ps();
     for (int64_t l = 0; l < blocks; l += 8) {
-        const float *s = b + l;
-        const __m256 c0 = _mm256_loadu_ps(s), c1 = _mm256_loadu_ps(s + ldb),
-                     c2 = _mm256_loadu_ps(s + 2 * ldb), c3 = _mm256_loadu_ps(s + 3 * ldb),
-                     c4 = _mm256_loadu_ps(s + 4 * ldb), c5 = _mm256_loadu_ps(s + 5 * ldb);
-        const __m256 t0 = _mm256_unpacklo_ps(c0, c1), t1 = _mm256_unpackhi_ps(c0, c1),
-                     t2 = _mm256_unpacklo_ps(c2, c3), t3 = _mm256_unpackhi_ps(c2, c3),
-                     t4 = _mm256_unpacklo_ps(c4, c5), t5 = _mm256_unpackhi_ps(c4, c5);
-        const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
-                     s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
-                     s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)),
-                     s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)),
-                     s4 = _mm256_shuffle_ps(t4, zero, _MM_SHUFFLE(1, 0, 1, 0)),
-                     s5 = _mm256_shuffle_ps(t4, zero, _MM_SHUFFLE(3, 2, 3, 2)),
-                     s6 = _mm256_shuffle_ps(t5, zero, _MM_SHUFFLE(1, 0, 1, 0)),
-                     s7 = _mm256_shuffle_ps(t5, zero, _MM_SHUFFLE(3, 2, 3, 2));
-        // Row r of the block: elements 0..3 from s_r's low or high half, 4..5 from s_(r+4)'s.
-        const __m256 lo[4] = {s0, s1, s2, s3}, hi[4] = {s4, s5, s6, s7};
+        __m256 v[8];
+        for (int j = 0; j < 6; ++j) v[j] = _mm256_loadu_ps(b + l + j * ldb);
+        v[6] = v[7] = _mm256_setzero_ps();
+        transpose8(v); // v[r]: row l + r, its columns 6 and 7 zero
         float *d = dst + l * 6;
-        for (int r = 0; r < 4; ++r) {
-            _mm_storeu_ps(d + r * 6, _mm256_castps256_ps128(lo[r]));
-            _mm_storel_pi(reinterpret_cast<__m64 *>(d + r * 6 + 4), _mm256_castps256_ps128(hi[r]));
-            _mm_storeu_ps(d + (r + 4) * 6, _mm256_extractf128_ps(lo[r], 1));
-            _mm_storel_pi(reinterpret_cast<__m64 *>(d + (r + 4) * 6 + 4),
-                          _mm256_extractf128_ps(hi[r], 1));
+        for (int r = 0; r < 8; ++r) {
+            _mm_storeu_ps(d + r * 6, _mm256_castps256_ps128(v[r]));
+            _mm_storel_pi(reinterpret_cast<__m64 *>(d + r * 6 + 4), _mm256_extractf128_ps(v[r], 1));
         }
     }
     for (int64_t l = blocks; l < kc; ++l)
