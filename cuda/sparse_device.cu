@@ -187,6 +187,7 @@ tsr_status upload_csr(Copier &c, const sparse::CsrRef<V, I> &a, CsrKernel kernel
     TSR_TRY(check_blocks(split.blocks()));
     d.blocks = split.blocks();
     d.crossings = int64_t(split.crossing.size());
+    d.span = crossing_span(split.crossing);
     TSR_TRY(c.put(split.start_row, &d.start_row));
     TSR_TRY(c.put(split.start_nz, &d.start_nz));
     const void *crossing = nullptr;

@@ -34,8 +34,9 @@ struct DeviceCsr {
     // Not on the device for gpu_tiles (its layout holds every entry).
     const void *row_ptr = nullptr, *col = nullptr, *val = nullptr;
     CsrKernel kernel = CsrKernel::rows;
-    // gpu_merge only: blocks + 1 path starts (I), and the rows crossing blocks.
-    int64_t blocks = 0, crossings = 0;
+    // gpu_merge only: blocks + 1 path starts (I), and the rows crossing blocks (the most
+    // blocks one of them spans: span).
+    int64_t blocks = 0, crossings = 0, span = 0;
     const void *start_row = nullptr, *start_nz = nullptr;
     const CrossingRow *crossing = nullptr;
     DeviceTiles tiles; // gpu_tiles only

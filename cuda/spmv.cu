@@ -19,8 +19,8 @@ namespace {
 
 template <typename T, typename I>
 cudaError_t launch(const DeviceMatrix &m, const DeviceCsr *at, bool trans, const Vectors<T> &v,
-                   T *carries, cudaStream_t stream) {
-    if (at) return csr_product<T, I>(*at, v, carries, stream);
+                   T *carries, unsigned *ticket, cudaStream_t stream) {
+    if (at) return csr_product<T, I>(*at, v, carries, ticket, stream);
     switch (m.format) {
     case TSR_FORMAT_COO: return coo_product<T, I>(m.coo, v, carries, stream);
     case TSR_FORMAT_ELL: return ell_product<T, I>(m.ell, v, stream);
@@ -30,7 +30,7 @@ cudaError_t launch(const DeviceMatrix &m, const DeviceCsr *at, bool trans, const
         if (cudaError_t e = ell_product<T, I>(m.ell, v, stream); e != cudaSuccess) return e;
         return coo_product<T, I>(m.hyb_tail, Vectors<T>{v.alpha, v.x, T(1), v.y}, carries, stream);
     }
-    default: return csr_product<T, I>(m.csr, v, carries, stream);
+    default: return csr_product<T, I>(m.csr, v, carries, ticket, stream);
     }
 }
 
@@ -107,6 +107,7 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
     } else {
         const int64_t blocks = carries_for(*m, at);
         T *carries = nullptr;
+        unsigned *ticket = nullptr;
         if (blocks > 0) {
             if (!s->carries_free)
                 if (e = cudaEventCreateWithFlags(&s->carries_free, cudaEventDisableTiming);
@@ -117,12 +118,23 @@ template <typename T> tsr_status run(const core::ExecContext *ctx, const core::S
             if (tsr_status st = s->carries.reserve(size_t(2 * blocks * elem)); st != TSR_SUCCESS)
                 return st;
             carries = static_cast<T *>(s->carries.ptr);
+            if (!s->ticket.ptr) { // made once, zero; every product leaves it zero
+                if (tsr_status st = s->ticket.reserve(sizeof(unsigned)); st != TSR_SUCCESS)
+                    return st;
+                e = cudaMemsetAsync(s->ticket.ptr, 0, sizeof(unsigned), s->stream);
+                if (e != cudaSuccess) {
+                    s->ticket.release();
+                    return fail_cuda(e, "cannot clear the merge path's counter");
+                }
+            }
+            ticket = static_cast<unsigned *>(s->ticket.ptr);
             e = cudaStreamWaitEvent(s->stream, s->carries_free, 0);
         }
         const Vectors<T> v{a.alpha, dx, a.beta, dy};
         if (e == cudaSuccess)
-            e = m->index_bytes == 4 ? launch<T, int32_t>(*m, at, a.trans, v, carries, s->stream)
-                                    : launch<T, int64_t>(*m, at, a.trans, v, carries, s->stream);
+            e = m->index_bytes == 4
+                    ? launch<T, int32_t>(*m, at, a.trans, v, carries, ticket, s->stream)
+                    : launch<T, int64_t>(*m, at, a.trans, v, carries, ticket, s->stream);
         if (e == cudaSuccess && blocks > 0) e = cudaEventRecord(s->carries_free, s->stream);
     }
     if (e != cudaSuccess) return fail_cuda(e, "sparse product kernel launch");

@@ -75,15 +75,23 @@ __global__ void __launch_bounds__(kRowThreads)
     if (i < rows && lane == 0) store_y(y, i, alpha, s, beta);
 }
 
+// The rows that cross blocks, finished by the last block of a one-launch merge path.
+struct LastBlockFix {
+    const CrossingRow *list;
+    int64_t count;
+    unsigned *ticket; // 0 before the launch; the last block puts it back to 0
+};
+
 // The merge path. Block b takes path steps [start(b), start(b + 1)): `nrows` row ends and
 // `nnzb` nonzeros. Rows that began in an earlier block leave their sum in head[b], the row
-// still open at the end in tail[b]; fix_crossing_rows finishes those.
-template <typename V, typename I>
+// still open at the end in tail[b]; fix_crossing_rows finishes those, or with OneLaunch the
+// block that finishes last (the blocks count themselves on fix.ticket).
+template <typename V, typename I, bool OneLaunch>
 __global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
     csr_merge(const I *__restrict__ rp, const I *__restrict__ col, const V *__restrict__ val,
               const I *__restrict__ start_row, const I *__restrict__ start_nz,
               const V *__restrict__ x, V alpha, V beta, V *__restrict__ y, V *__restrict__ tail,
-              V *__restrict__ head) {
+              V *__restrict__ head, LastBlockFix fix) {
     constexpr int T = kBalancedThreads, IPT = kBalancedItemsPerThread, ITEMS = kBalancedItems;
     using Scan = SegmentedScan<V, T>;
     __shared__ V prod[ITEMS];   // the block's products a_ij·x_j, in entry order
@@ -138,6 +146,24 @@ __global__ void __launch_bounds__(kBalancedThreads, kBalancedMinBlocks)
         else store_y(y, r0 + first, alpha, full, beta);
     }
     if (tid == T - 1) tail[b] = inc_value;
+    if constexpr (OneLaunch) {
+        // This block's carries are visible to every block before it takes its ticket; the
+        // block that takes the last one reads them all (past L1, which may hold none of them).
+        __shared__ bool last;
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) last = atomicAdd(fix.ticket, 1u) == gridDim.x - 1;
+        __syncthreads();
+        if (!last) return;
+        __threadfence();
+        for (int64_t w = tid; w < fix.count; w += T) {
+            const CrossingRow c = fix.list[w];
+            V s = V(0);
+            for (int64_t k = c.first; k < c.last; ++k) s += __ldcg(tail + k);
+            store_y(y, c.row, alpha, s + __ldcg(head + c.last), beta);
+        }
+        if (tid == 0) *fix.ticket = 0u;
+    }
 }
 
 template <typename V, typename I, int L>
@@ -154,7 +180,8 @@ cudaError_t lanes(const DeviceCsr &a, const I *rp, const I *col, const V *val, c
 } // namespace spmv
 
 template <typename V, typename I>
-cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cudaStream_t stream) {
+cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, unsigned *ticket,
+                        cudaStream_t stream) {
     using namespace spmv;
     const auto *rp = static_cast<const I *>(a.row_ptr);
     const auto *col = static_cast<const I *>(a.col);
@@ -164,9 +191,17 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
     case CsrKernel::merge: {
         if (a.blocks == 0) return cudaSuccess;
         V *tail = carries, *head = carries + a.blocks;
-        csr_merge<V, I><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
-            rp, col, val, static_cast<const I *>(a.start_row), static_cast<const I *>(a.start_nz),
-            v.x, v.alpha, v.beta, v.y, tail, head);
+        const auto *sr = static_cast<const I *>(a.start_row);
+        const auto *sn = static_cast<const I *>(a.start_nz);
+        if (ticket && merge_one_launch(a)) {
+            csr_merge<V, I, true><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
+                rp, col, val, sr, sn, v.x, v.alpha, v.beta, v.y, tail, head,
+                LastBlockFix{a.crossing, a.crossings, ticket});
+            return cudaGetLastError();
+        }
+        csr_merge<V, I, false><<<unsigned(a.blocks), kBalancedThreads, 0, stream>>>(
+            rp, col, val, sr, sn, v.x, v.alpha, v.beta, v.y, tail, head,
+            LastBlockFix{nullptr, 0, nullptr});
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
         return launch_fix<V>(a.crossings, a.crossing, tail, head, v.alpha, v.beta, v.y, stream);
     }
@@ -187,7 +222,7 @@ cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cud
 }
 
 #define TSR_CSR(V, I)                                                                              \
-    template cudaError_t csr_product<V, I>(const DeviceCsr &, const Vectors<V> &, V *,             \
+    template cudaError_t csr_product<V, I>(const DeviceCsr &, const Vectors<V> &, V *, unsigned *, \
                                            cudaStream_t);
 TSR_CSR(float, int32_t)
 TSR_CSR(float, int64_t)

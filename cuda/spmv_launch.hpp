@@ -20,8 +20,11 @@ template <typename V> struct Vectors {
 };
 
 // Carries of the balanced kernels: 2·blocks values (tails, then heads), from the state's pool.
+// `ticket`: the state's counter (0 between products) that lets a small merge path finish in
+// one launch (merge_one_launch); nullptr for two launches.
 template <typename V, typename I>
-cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, cudaStream_t stream);
+cudaError_t csr_product(const DeviceCsr &a, const Vectors<V> &v, V *carries, unsigned *ticket,
+                        cudaStream_t stream);
 // gpu_tiles (spmv_tiles.cu), from csr_product.
 template <typename V, typename I>
 cudaError_t tiles_product(const DeviceCsr &a, const Vectors<V> &v, cudaStream_t stream);
@@ -44,6 +47,11 @@ template <typename V> cudaError_t scale_vector(int64_t n, V beta, V *y, cudaStre
 // Carries (in blocks of 2 values) the product needs: the blocks of its balanced kernel, or 0.
 inline int64_t carry_blocks(const DeviceCsr &a) {
     return a.kernel == CsrKernel::merge ? a.blocks : 0;
+}
+
+// Whether the merge path of `a` runs in one launch (its last block adds the crossing rows).
+inline bool merge_one_launch(const DeviceCsr &a) {
+    return a.kernel == CsrKernel::merge && merge_in_one_launch(a.crossings, a.span);
 }
 
 } // namespace tessera::cuda

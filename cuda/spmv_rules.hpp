@@ -28,6 +28,14 @@ inline constexpr double kGpuRowsMaxMean = 6;
 inline constexpr int64_t kGpuMaxSteps = 32;
 inline constexpr double kGpuLanesMaxSpread = 1.0; // standard deviation / mean of the row lengths
 inline constexpr double kGpuMergeMinFar = 0.5;    // share of entries beyond a tile of the diagonal
+// A product of up to kGpuLaunchBoundNnz entries takes a few microseconds, most of it the launch:
+// there a warp per row (one launch, nothing to join) replaces the merge path for long or
+// skewed rows wherever none is longer than kGpuLaunchBoundMaxRow (16 steps of the warp). On the
+// shared matrices on an H100 (docs/journal/2026-11-cuda-spmv.md) it ran rows of up to 484 entries
+// in 4.4-6.0 µs against the merge path's 6.7-9.3 µs; rows of 829-1463 entries took longer in
+// double.
+inline constexpr int64_t kGpuLaunchBoundNnz = int64_t(1) << 18;
+inline constexpr int64_t kGpuLaunchBoundMaxRow = 512;
 // Format rules: ELL for short rows of nearly equal length, HYB when a few long rows would
 // make ELL padding, both only where slots hold entries almost always (warps read per slot).
 // Up to this many entries a product takes a few microseconds, most of it launching kernels:
@@ -95,6 +103,8 @@ inline CsrKernel gpu_csr_kernel(const RowStats &r, const Structure *s,
     const bool long_rows = r.max_len > kGpuMaxSteps * per_step;
     const bool skewed = r.spread() > kGpuLanesMaxSpread;
     const bool scattered = s && s->far_fraction() >= kGpuMergeMinFar && r.mean >= kGpuRowsMaxMean;
+    if ((long_rows || skewed) && r.nnz <= kGpuLaunchBoundNnz && r.max_len <= kGpuLaunchBoundMaxRow)
+        return CsrKernel::lanes32;
     return long_rows || skewed || scattered ? CsrKernel::merge : k;
 }
 

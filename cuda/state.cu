@@ -128,6 +128,7 @@ void release_device_resources(State *state) {
     for (auto &b : state->operand) b.release();
     for (auto &b : state->vector) b.release();
     state->carries.release();
+    state->ticket.release();
     if (state->carries_free) (void)cudaEventDestroy(state->carries_free);
     state->carries_free = nullptr;
     state->block_work.release();

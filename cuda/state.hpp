@@ -47,6 +47,7 @@ struct State {
     // (a product on another stream waits for it before reusing them).
     DeviceBuffer vector[2];
     DeviceBuffer carries;
+    DeviceBuffer ticket; // one-launch merge path's block counter (spmv_csr.cu), zero between uses
     cudaEvent_t carries_free = nullptr;
     // Block products (spmm.cu, under `staging`): the transposed blocks of column-major X and Y
     // and the long rows' partial sums, with an event recorded after the last product that

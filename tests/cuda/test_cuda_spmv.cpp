@@ -17,6 +17,7 @@
 
 #include "cuda_support.hpp"
 #include "sparse_support.hpp"
+#include "spmv_split.hpp"
 
 namespace tessera::test {
 namespace {
@@ -414,6 +415,60 @@ TEST(CudaSpmv, ThreadsShareAMatrix) {
     }
 }
 
+// The merge path runs in one launch where its crossing rows are few and short (the block that
+// finishes last adds them, counting blocks on a per-handle counter it puts back to zero) and in
+// two otherwise. Matrices of both kinds take turns on one handle, and on a second handle on
+// another stream, so that a counter left non-zero, or a crossing row added twice or not at all,
+// shows in the next product. The split computed here says which path each matrix takes.
+TEST(CudaSpmv, MergePathInOneLaunchOrTwo) {
+    using namespace tessera::bench;
+    using tessera::cuda::merge_in_one_launch;
+    struct Case {
+        const char *name;
+        CsrMatrix m;
+        bool one_launch;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"small power law", power_law(3000, 3000, 10, 21), true});
+    cases.push_back({"row over 29 blocks", one_dense_row(3000, 60000, 4, 1500, 22), true});
+    cases.push_back({"many crossing rows", power_law(120000, 120000, 10, 23), false});
+    cases.push_back({"row over 147 blocks", one_dense_row(2000, 300000, 2, 7, 24), false});
+    std::vector<Entries> entries;
+    for (const Case &c : cases) {
+        const auto split =
+            tessera::cuda::merge_split<int64_t>(c.m.rows, c.m.nnz(), c.m.row_ptr.data());
+        EXPECT_EQ(merge_in_one_launch(split.crossing), c.one_launch)
+            << c.name << ": " << split.crossing.size() << " crossing rows";
+        entries.push_back(from_csr(c.m));
+    }
+    TSR_REQUIRE_CUDA(); // the split above is the host's
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    tsr_handle h[2] = {cuda_handle(), cuda_handle()};
+    ASSERT_EQ(tsr_set_cuda_stream(h[1], stream), TSR_SUCCESS) << tsr_last_error();
+    std::vector<tsr_sparse> A(cases.size(), nullptr);
+    for (size_t i = 0; i < cases.size(); ++i) {
+        ASSERT_EQ(create_matrix<float>(h[0], entries[i], TSR_INDEX_I32, Door::csr, &A[i]),
+                  TSR_SUCCESS);
+        ASSERT_EQ(tsr_sparse_optimize(h[0], A[i], TSR_FORMAT_CSR), TSR_SUCCESS) << tsr_last_error();
+    }
+    uint64_t seed = 0;
+    for (int round = 0; round < 3; ++round)
+        for (size_t i = 0; i < cases.size(); ++i)
+            for (int k = 0; k < 2; ++k) {
+                const ProductCase c{round == 2 ? TSR_OP_T : TSR_OP_N, k ? -1.0 : 1.0,
+                                    round == 1 ? 0.5 : 0.0};
+                EXPECT_TRUE(check_product<float>(
+                    h[k], A[i], entries[i], c, ++seed,
+                    placed<float>(k ? 3 : int(round + i) & 3, k ? stream : nullptr)))
+                    << cases[i].name << ", handle " << k << ", round " << round;
+            }
+    for (tsr_sparse a : A) tsr_sparse_destroy(a);
+    tsr_destroy(h[0]);
+    tsr_destroy(h[1]);
+    cudaStreamDestroy(stream);
+}
+
 // On a user stream, device vectors: the product is queued on that stream.
 TEST(CudaSpmv, UserStream) {
     TSR_REQUIRE_CUDA();
@@ -490,6 +545,12 @@ TEST(CudaSpmvVerbose, KernelChoiceIsLogged) {
         {random_k_per_row(2000, 20000, 40, 2), TSR_FORMAT_CSR, "csr/gpu-lanes-16"},
         {random_k_per_row(1000, 20000, 80, 2), TSR_FORMAT_CSR, "csr/gpu-lanes-32"},
         {power_law(30000, 30000, 10, 3), TSR_FORMAT_CSR, "csr/gpu-merge"},
+        // CudaSpmv.MergePathInOneLaunchOrTwo's matrices take the merge path
+        {power_law(3000, 3000, 10, 21), TSR_FORMAT_CSR, "csr/gpu-merge"},
+        // skewed rows, none over 512 entries, in a small product: a warp per row
+        {power_law(3000, 3000, 10, 21, 300), TSR_FORMAT_CSR, "csr/gpu-lanes-32"},
+        {one_dense_row(3000, 60000, 4, 1500, 22), TSR_FORMAT_CSR, "csr/gpu-merge"},
+        {power_law(120000, 120000, 10, 23), TSR_FORMAT_CSR, "csr/gpu-merge"},
         {power_law(30000, 30000, 10, 3), TSR_FORMAT_AUTO, "csr/gpu-merge"},
         {tridiagonal(20000, 1), TSR_FORMAT_AUTO, "dia/standard"},
         {random_k_per_row(20000, 20000, 16, 4), TSR_FORMAT_AUTO, "ell/standard"},

@@ -88,6 +88,11 @@ TEST(SparseGpuRules, CsrKernelFromRowLengths) {
     EXPECT_EQ(csr_kernel(one_dense_row(3000, 3000, 4, 7, 1)), CsrKernel::merge)
         << "a row of 3000: 1500 steps";
     EXPECT_EQ(csr_kernel(random_k_per_row(10, 10, 0, 1)), CsrKernel::rows);
+    // Skewed rows of a small product, none over 512 entries: a warp per row, one launch; the
+    // same rows in a product beyond 2^18 entries, or one row over 512: the merge path.
+    EXPECT_EQ(csr_kernel(power_law(3000, 3000, 10, 21, 300)), CsrKernel::lanes32);
+    EXPECT_EQ(csr_kernel(power_law(30000, 30000, 10, 21, 300)), CsrKernel::merge);
+    EXPECT_EQ(csr_kernel(power_law(3000, 3000, 10, 21, 600)), CsrKernel::merge);
     // A named format gets its GPU kernel too.
     EXPECT_EQ(kernel_of(gpu_plan(random_k_per_row(1000, 20000, 12, 1), TSR_FORMAT_CSR)),
               CsrKernel::lanes4);
