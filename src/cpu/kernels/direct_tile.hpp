@@ -43,22 +43,42 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
             for (int v = 0; v < MV; ++v) acc[v][j] = V::fma(av[v], bj, acc[v][j]);
         }
     }
-    const Vec va = V::set1(alpha), vb = V::set1(beta);
-    const bool read_c = beta != typename V::T(0);
+    const Vec va = V::set1(alpha);
+    auto store = [&](int j, int v, Vec r) {
+        typename V::T *p = c + j * ldc + v * L;
+        if (v + 1 < MV) V::storeu(p, r);
+        else V::maskstore(p, last, r);
+    };
+    if (beta == typename V::T(0)) { // C is not read
+#pragma GCC unroll 16
+        for (int j = 0; j < NC; ++j)
+#pragma GCC unroll 4
+            for (int v = 0; v < MV; ++v) store(j, v, V::mul(va, acc[v][j]));
+        return;
+    }
+    // Column j + 1 of C is read before column j is written: with a leading dimension shorter
+    // than the tile's vectors (m = 4 floats, ldc = 4), the masked store of column j covers the
+    // first elements of column j + 1, and a load after it would wait for that store to retire
+    // (masked stores do not forward to loads).
+    const Vec vb = V::set1(beta);
+    auto load = [&](int j, int v) {
+        const typename V::T *p = c + j * ldc + v * L;
+        return v + 1 < MV ? V::loadu(p) : V::maskload(p, last);
+    };
+    Vec cur[MV];
+#pragma GCC unroll 4
+    for (int v = 0; v < MV; ++v) cur[v] = load(0, v);
 #pragma GCC unroll 16
     for (int j = 0; j < NC; ++j) {
-        typename V::T *cj = c + j * ldc;
+        Vec next[MV];
+        if (j + 1 < NC)
 #pragma GCC unroll 4
-        for (int v = 0; v < MV; ++v) {
-            Vec r = V::mul(va, acc[v][j]);
-            if (v + 1 < MV) {
-                if (read_c) r = V::fma(vb, V::loadu(cj + v * L), r);
-                V::storeu(cj + v * L, r);
-            } else {
-                if (read_c) r = V::fma(vb, V::maskload(cj + v * L, last), r);
-                V::maskstore(cj + v * L, last, r);
-            }
-        }
+            for (int v = 0; v < MV; ++v) next[v] = load(j + 1, v);
+#pragma GCC unroll 4
+        for (int v = 0; v < MV; ++v) store(j, v, V::fma(vb, cur[v], V::mul(va, acc[v][j])));
+        if (j + 1 < NC)
+#pragma GCC unroll 4
+            for (int v = 0; v < MV; ++v) cur[v] = next[v];
     }
 }
 
