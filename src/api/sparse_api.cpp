@@ -78,6 +78,7 @@ tsr_status create(const char *name, Input kind, tsr_sparse *matrix, tsr_dtype dt
     else
         m->storage = i32 ? assemble<double, int32_t>(kind, rows, cols, nnz, a, col_idx, values)
                          : assemble<double, int64_t>(kind, rows, cols, nnz, a, col_idx, values);
+    tessera::core::refresh_view(m.get());
     *matrix = m.release();
     return TSR_SUCCESS;
 }

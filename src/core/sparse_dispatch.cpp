@@ -25,6 +25,16 @@ namespace tessera::core {
 
 namespace {
 
+// sparse::apply_format on the matrix's storage, its view made again after (also when the
+// conversion throws part way).
+sparse::Applied apply(tsr_sparse_matrix *m, tsr_format format, const sparse::Planner &planner) {
+    struct Refresh {
+        tsr_sparse_matrix *m;
+        ~Refresh() { refresh_view(m); }
+    } refresh{m};
+    return sparse::apply_format(m->storage, format, planner);
+}
+
 // The plan `table`'s format rules give (CSR with the plain kernel where it has none).
 sparse::Plan plan_with(const BackendTable *table, const sparse::Structure &s, tsr_format requested,
                        size_t value_bytes, size_t index_bytes) {
@@ -61,7 +71,7 @@ SpmvTrace trace_of(const tsr_sparse_matrix *m, const char *routine, char op,
     const sparse::Plan &plan = plan_of(m);
     const char *kernel = "standard";
     if (table && table->sparse_kernel_name) {
-        const SparseView view = view_of(m);
+        const SparseView &view = view_of(m);
         kernel = table->sparse_kernel_name(&view);
     }
     return {routine, op, m->rows, m->cols, nnz_of(m), sparse::format_name(plan.format), kernel};
@@ -127,7 +137,7 @@ double time_products(tsr_sparse_matrix *m, const Route &choice, const ExecContex
         return std::numeric_limits<double>::infinity();
     std::vector<T> x(size_t(m->cols), T(1)), y(size_t(m->rows), T(0));
     for (size_t i = 0; i < x.size(); ++i) x[i] = T(1) + T(i % 7) / T(8);
-    const SparseView view = view_of(m);
+    const SparseView &view = view_of(m);
     const SpmvArgs<T> args{false, T(1), x.data(), T(0), y.data(), &view, prepared};
     auto run = entry<T>(*choice.table);
     if (run(&exec, &args) != TSR_SUCCESS) return std::numeric_limits<double>::infinity();
@@ -155,8 +165,7 @@ bool tune_format(tsr_sparse_matrix *m, const Route &choice, const ExecContext &e
     auto measure = [&](int i, double give_up) {
         const Candidate &c = kCandidates[i];
         try {
-            if (!sparse::apply_format(m->storage, c.format, candidate_planner(table, c, ""))
-                     .fault.empty())
+            if (!apply(m, c.format, candidate_planner(table, c, "")).fault.empty())
                 return false; // refused (padding, stored zeros)
             release_prepared(m);
             const double t = m->dtype == TSR_F32 ? time_products<float>(m, choice, exec, give_up)
@@ -200,8 +209,7 @@ bool tune_format(tsr_sparse_matrix *m, const Route &choice, const ExecContext &e
     const Candidate &c = kCandidates[best_index];
     const std::string reason = std::string("timed: ") + times + " (the rules: " + rules_format +
                                (rules_tiled ? "-tiles" : "") + ", " + rules + ")";
-    return sparse::apply_format(m->storage, c.format, candidate_planner(table, c, reason))
-        .fault.empty();
+    return apply(m, c.format, candidate_planner(table, c, reason)).fault.empty();
 }
 
 } // namespace
@@ -217,10 +225,10 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
         return s;
 
     const BackendTable *table = choice.table;
-    sparse::Applied applied =
-        sparse::apply_format(m->storage, format,
-                             [table](const sparse::Structure &s, tsr_format requested, size_t vb,
-                                     size_t ib) { return plan_with(table, s, requested, vb, ib); });
+    sparse::Applied applied = apply(
+        m, format, [table](const sparse::Structure &s, tsr_format requested, size_t vb, size_t ib) {
+            return plan_with(table, s, requested, vb, ib);
+        });
     if (!applied.fault.empty())
         return fail(applied.refused ? TSR_ERR_NOT_SUPPORTED : TSR_ERR_INTERNAL,
                     "tsr_sparse_optimize: %s", applied.fault.c_str());
@@ -230,11 +238,9 @@ tsr_status sparse_optimize(tsr_context *ctx, tsr_sparse_matrix *m, tsr_format fo
     ExecContext exec{call_threads(ctx->num_threads), choice.state};
     if (format == TSR_FORMAT_AUTO && tune_applies(choice, m) && !tune_format(m, choice, exec)) {
         // Nothing could be timed: back to the rules' plan.
-        applied = sparse::apply_format(
-            m->storage, format,
-            [table](const sparse::Structure &s, tsr_format requested, size_t vb, size_t ib) {
-                return plan_with(table, s, requested, vb, ib);
-            });
+        applied = apply(m, format,
+                        [table](const sparse::Structure &s, tsr_format requested, size_t vb,
+                                size_t ib) { return plan_with(table, s, requested, vb, ib); });
         if (!applied.fault.empty())
             return fail(TSR_ERR_INTERNAL, "tsr_sparse_optimize: %s", applied.fault.c_str());
     }
@@ -290,7 +296,7 @@ tsr_status product(tsr_context *ctx, const char *routine, tsr_op op, T alpha, T 
     if (tsr_status s = prepared_state(A, choice.table, exec, &prepared); s != TSR_SUCCESS)
         return fail(s, "%s: backend %s cannot prepare the matrix: %s", routine, choice.table->name,
                     choice.table->last_error ? choice.table->last_error() : last_error());
-    const SparseView view = view_of(A);
+    const SparseView &view = view_of(A);
     // A plugin keeps its failure detail to itself: carry it into this library's message.
     auto detail = [&](tsr_status s) {
         if (s != TSR_SUCCESS && choice.table->last_error)

@@ -19,8 +19,7 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
             return TSR_SUCCESS;
         }
     void *made = nullptr;
-    const SparseView view = view_of(m);
-    if (tsr_status s = table->sparse_prepare(&ctx, &view, &made); s != TSR_SUCCESS) return s;
+    if (tsr_status s = table->sparse_prepare(&ctx, &view_of(m), &made); s != TSR_SUCCESS) return s;
     try {
         m->prepared.push_back({table, made});
     } catch (...) {
@@ -69,8 +68,8 @@ template <typename V, typename I> SparseView view(const sparse::Typed<V, I> &t, 
 
 } // namespace
 
-SparseView view_of(const tsr_sparse_matrix *m) {
-    return std::visit([&](const auto &t) { return view(t, &m->storage); }, m->storage.typed);
+void refresh_view(tsr_sparse_matrix *m) {
+    m->view = std::visit([&](const auto &t) { return view(t, &m->storage); }, m->storage.typed);
 }
 
 const sparse::Plan &plan_of(const tsr_sparse_matrix *m) {

@@ -22,6 +22,10 @@ struct tsr_sparse_matrix {
     };
     std::mutex lock; // guards `prepared`
     std::vector<Prepared> prepared;
+    // The storage as backends read it, made again whenever the storage changes (creation and
+    // tsr_sparse_optimize, which never runs beside products on the matrix): products only
+    // read it.
+    tessera::core::SparseView view{};
 
     ~tsr_sparse_matrix();
 };
@@ -37,7 +41,10 @@ void release_prepared(tsr_sparse_matrix *m);
 
 // The matrix as backends read it (core/backend.hpp): valid until the matrix is optimized again
 // or destroyed.
-SparseView view_of(const tsr_sparse_matrix *m);
+inline const SparseView &view_of(const tsr_sparse_matrix *m) { return m->view; }
+
+// Makes m->view again from m->storage: after anything that changes the storage.
+void refresh_view(tsr_sparse_matrix *m);
 
 // The current plan.
 const sparse::Plan &plan_of(const tsr_sparse_matrix *m);

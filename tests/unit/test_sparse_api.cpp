@@ -402,6 +402,37 @@ TEST(SparseOptimize, PaddingBeyondTheLimitIsRefused) {
     tsr_sparse_destroy(A);
 }
 
+// Products read the matrix as its last optimize (or a refused one, which keeps it) left it:
+// every format in turn on one matrix, a product of each op after each change.
+TEST(SparseOptimize, ProductsFollowEveryChangeOfFormat) {
+    const Entries band = tessera::test::from_csr(tessera::bench::banded(3000, 5, 0.9, 4));
+    const Entries dense =
+        tessera::test::from_csr(tessera::bench::one_dense_row(2000, 2000, 2, 7, 5));
+    uint64_t seed = 0;
+    auto products = [&](tsr_sparse A, const Entries &e, const char *after) {
+        for (tsr_op op : {TSR_OP_N, TSR_OP_T})
+            EXPECT_TRUE(tessera::test::check_product<double>(nullptr, A, e, {op, 1.5, 0.5}, ++seed))
+                << "after " << after << ", op " << int(op);
+    };
+    tsr_sparse A = nullptr;
+    ASSERT_EQ(tessera::test::create_matrix<double>(nullptr, band, TSR_INDEX_I32, Door::csr, &A),
+              TSR_SUCCESS);
+    products(A, band, "create");
+    for (tsr_format f : {TSR_FORMAT_COO, TSR_FORMAT_ELL, TSR_FORMAT_DIA, TSR_FORMAT_HYB,
+                         TSR_FORMAT_CSR, TSR_FORMAT_AUTO, TSR_FORMAT_DIA}) {
+        ASSERT_EQ(tsr_sparse_optimize(nullptr, A, f), TSR_SUCCESS) << tsr_last_error();
+        products(A, band, "an optimize");
+    }
+    tsr_sparse_destroy(A);
+    ASSERT_EQ(tessera::test::create_matrix<double>(nullptr, dense, TSR_INDEX_I32, Door::coo, &A),
+              TSR_SUCCESS);
+    ASSERT_EQ(tsr_sparse_optimize(nullptr, A, TSR_FORMAT_HYB), TSR_SUCCESS);
+    products(A, dense, "HYB");
+    EXPECT_EQ(tsr_sparse_optimize(nullptr, A, TSR_FORMAT_ELL), TSR_ERR_NOT_SUPPORTED);
+    products(A, dense, "a refused ELL");
+    tsr_sparse_destroy(A);
+}
+
 // The first transposed product of a matrix builds shared data (column spans, buffers):
 // several threads start at once on one matrix and must all get the right answer.
 TEST(SparseProduct, ManyThreadsOnOneMatrix) {
