@@ -9,6 +9,7 @@
 #include "api/gemm_front.hpp"
 #include "core/error.hpp"
 #include "core/threads.hpp"
+#include "cpu/backend.hpp"
 
 struct tsr_gemm_plan_s {
     tsr_handle handle;
@@ -20,6 +21,10 @@ struct tsr_gemm_plan_s {
     int64_t m, n, k, lda, ldb, ldc;
     tessera::core::GemmTrace trace;       // the call as the user made it, for the call log
     int64_t extent_a, extent_b, extent_c; // elements from a matrix's first to its last one, + 1
+    // The CPU backend's kernel for this product where it runs unpacked on one thread
+    // (cpu::planned_direct), else nullptr; the one of the plan's dtype is set.
+    tessera::core::HostDirectFn<float> direct_f32;
+    tessera::core::HostDirectFn<double> direct_f64;
 };
 
 namespace tessera::api {
@@ -41,11 +46,16 @@ bool strided_fits(int64_t count, int64_t stride, int64_t extent, size_t elem_siz
     return span <= int64_t(PTRDIFF_MAX / ptrdiff_t(elem_size));
 }
 
+template <typename T> core::HostDirectFn<T> direct_of(const tsr_gemm_plan_s &p) {
+    if constexpr (sizeof(T) == 4) return p.direct_f32;
+    else return p.direct_f64;
+}
+
 template <typename T>
 tsr_status run_one(const tsr_gemm_plan_s &p, T alpha, const T *A, const T *B, T beta, T *C) {
     const core::GemmArgs<T> g{p.trans_a, p.trans_b,      p.m,   p.n,  p.k, alpha, p.swap ? B : A,
                               p.lda,     p.swap ? A : B, p.ldb, beta, C,   p.ldc};
-    return core::gemm_planned(p.handle, g, p.trace);
+    return core::gemm_planned(p.handle, g, p.trace, direct_of<T>(p));
 }
 
 // The products of a batch, the i-th from get(i) = {A, B, C}; with more products than threads
@@ -116,19 +126,33 @@ TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, 
         const bool row = layout == TSR_ROW_MAJOR, ta = transa != TSR_OP_N, tb = transb != TSR_OP_N;
         const char la = op_letter(transa), lb = op_letter(transb);
         const char *routine = dtype == TSR_F32 ? "sgemm" : "dgemm";
-        auto *p = row ? new tsr_gemm_plan_s{handle, dtype, true, tb,
-                                            ta,     n,     m,    k,
-                                            ldb,    lda,   ldc,  {routine, layout, la, lb, m, n, k},
-                                            0,      0,     0}
-                      : new tsr_gemm_plan_s{
-                            handle, dtype, false, ta,  tb,  m,
-                            n,      k,     lda,   ldb, ldc, {routine, layout, la, lb, m, n, k},
-                            0,      0,     0};
+        auto *p = new tsr_gemm_plan_s{};
+        p->handle = handle;
+        p->dtype = dtype;
+        p->swap = row;
+        p->trans_a = row ? tb : ta;
+        p->trans_b = row ? ta : tb;
+        p->m = row ? n : m;
+        p->n = row ? m : n;
+        p->k = k;
+        p->lda = row ? ldb : lda;
+        p->ldb = row ? lda : ldb;
+        p->ldc = ldc;
+        p->trace = {routine, layout, la, lb, m, n, k};
         // The extents in storage order: a row-major matrix of r rows is stored as r "columns".
         const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
         p->extent_a = row ? extent(ac, ar, lda) : extent(ar, ac, lda);
         p->extent_b = row ? extent(bc, br, ldb) : extent(br, bc, ldb);
         p->extent_c = row ? extent(n, m, ldc) : extent(m, n, ldc);
+        // The shape of the column-major call, for the CPU backend to say which kernel it runs.
+        if (dtype == TSR_F32)
+            p->direct_f32 = tessera::cpu::planned_direct(tessera::core::GemmArgs<float>{
+                p->trans_a, p->trans_b, p->m, p->n, p->k, 1.0f, nullptr, p->lda, nullptr, p->ldb,
+                1.0f, nullptr, p->ldc});
+        else
+            p->direct_f64 = tessera::cpu::planned_direct(tessera::core::GemmArgs<double>{
+                p->trans_a, p->trans_b, p->m, p->n, p->k, 1.0, nullptr, p->lda, nullptr, p->ldb,
+                1.0, nullptr, p->ldc});
         *plan = p;
         return TSR_SUCCESS;
     });

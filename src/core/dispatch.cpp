@@ -69,7 +69,8 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
 }
 
 template <typename T>
-tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace) {
+tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
+                        HostDirectFn<T> direct) {
     if (!ctx) ctx = default_context();
     if (!ctx)
         return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
@@ -79,19 +80,29 @@ tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTra
     case TSR_BACKEND_AUTO: // only where route() would not ask the CUDA plugin either
         if (!auto_would_ask_cuda(args.m, args.n, args.k)) table = &host_backend(TSR_BACKEND_CPU);
         break;
-    case TSR_BACKEND_REFERENCE: table = &host_backend(TSR_BACKEND_REFERENCE); break;
+    case TSR_BACKEND_REFERENCE:
+        table = &host_backend(TSR_BACKEND_REFERENCE);
+        direct = nullptr;
+        break;
     case TSR_BACKEND_CUDA: break;
     }
     const bool quick = args.m == 0 || args.n == 0 || args.k == 0 || args.alpha == T(0);
     if (!table || quick || config().verbose || cuda_driver_loaded()) return gemm(ctx, args, trace);
+    if (direct) {
+        direct(args.m, args.n, args.k, args.alpha, args.A, args.lda, args.B,
+               args.trans_b ? args.ldb : 1, args.trans_b ? 1 : args.ldb, args.beta, args.C,
+               args.ldc);
+        return TSR_SUCCESS;
+    }
     ExecContext exec{call_threads(ctx->num_threads), nullptr, ctx->strassen_levels,
                      ctx->strassen_min_block};
     return entry<T>(*table)(&exec, &args);
 }
 
-template tsr_status gemm_planned<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
-template tsr_status gemm_planned<double>(tsr_context *, const GemmArgs<double> &,
-                                         const GemmTrace &);
+template tsr_status gemm_planned<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &,
+                                        HostDirectFn<float>);
+template tsr_status gemm_planned<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &,
+                                         HostDirectFn<double>);
 template tsr_status gemm<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
 template tsr_status gemm<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &);
 

@@ -19,11 +19,20 @@ struct GemmTrace {
 template <typename T>
 tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace);
 
+// The CPU backend's unpacked kernel (cpu::DirectGemmFn): C[0:m, 0:n] = alpha·op(A)·op(B) +
+// beta·C with op(A) column-major, op(B) at strides (b_rs, b_cs).
+template <typename T>
+using HostDirectFn = void (*)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
+                              const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc);
+
 // The same for a gemm plan's execution: where the call can only run on a host backend (the
 // handle's backend is cpu or reference, or auto on a product too small for auto to ask the
 // CUDA plugin; and no CUDA driver is loaded, so no operand can be device memory), straight to
-// that backend; else, and with the call log on, as gemm().
+// that backend; else, and with the call log on, as gemm(). `direct` (or nullptr) is the kernel
+// the CPU backend runs this product on, on one thread, as cpu::planned_direct found when the
+// plan was made: on the CPU backend the call goes straight to it.
 template <typename T>
-tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace);
+tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
+                        HostDirectFn<T> direct);
 
 } // namespace tessera::core

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "cpu/backend.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/kernels/microkernel.hpp"
 #include "cpu/pack.hpp"
@@ -203,6 +205,15 @@ template <typename T> tsr_status gemm(const core::ExecContext *ctx, const core::
     return gemm_blocked<T>(uk, *g, threads);
 }
 
+template <typename T> core::HostDirectFn<T> planned_direct(const core::GemmArgs<T> &g) {
+    if (g.trans_a || g.m <= 0 || g.n <= 0 || g.k <= 0) return nullptr;
+    if (useful_threads(std::numeric_limits<int>::max(), g.m, g.n, g.k) > 1) return nullptr;
+    const MicroKernel<T> &uk = active_kernel<T>();
+    return prefer_direct(uk, g) ? uk.direct : nullptr;
+}
+
+template core::HostDirectFn<float> planned_direct<float>(const core::GemmArgs<float> &);
+template core::HostDirectFn<double> planned_direct<double>(const core::GemmArgs<double> &);
 template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);
 template tsr_status gemm<double>(const core::ExecContext *, const core::GemmArgs<double> *);
 

@@ -53,6 +53,57 @@ template <typename T> void check_single(tsr_handle h) {
 TEST(GemmPlan, SingleProductsFloat) { check_single<float>(nullptr); }
 TEST(GemmPlan, SingleProductsDouble) { check_single<double>(nullptr); }
 
+// The products small enough that a plan on the CPU calls the unpacked kernel itself: every
+// row count up to two vectors and past (each partial store), every column count of a tile and
+// past, beta 0 and not; the plan's C bit for bit the one tsr_?gemm writes on the same handle,
+// both checked against the oracle with the padding untouched. Then the handle moved to the
+// reference backend after the plan was made: the plan follows it.
+template <typename T> void check_tiny_plans() {
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
+    auto rng = behaviour::rng_for(behaviour::test_label());
+    for (tsr_backend backend : {TSR_BACKEND_CPU, TSR_BACKEND_REFERENCE})
+        for (tsr_op tb : {TSR_OP_N, TSR_OP_T})
+            for (int64_t m = 1; m <= 19; m += (m < 9 ? 1 : 5))
+                for (int64_t n = 1; n <= 14; n += (n < 7 ? 1 : 6))
+                    for (int64_t k : {1, 5})
+                        for (T beta : {T(0), T(-0.5)}) {
+                            auto p = Problem<T>::make(rng, TSR_COL_MAJOR, TSR_OP_N, tb, m, n, k,
+                                                      T(1.25), beta, 2);
+                            ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
+                            tsr_gemm_plan plan = make_plan(h, p);
+                            ASSERT_NE(plan, nullptr);
+                            ASSERT_EQ(tsr_set_backend(h, backend), TSR_SUCCESS);
+                            auto by_plan = p.C0, by_call = p.C0;
+                            ASSERT_EQ(tsr_gemm_plan_execute(plan, double(p.alpha), p.A.data(),
+                                                            p.B.data(), double(beta),
+                                                            by_plan.data()),
+                                      TSR_SUCCESS)
+                                << tsr_last_error();
+                            ASSERT_TRUE(p.check(by_plan.data())) << m << "x" << n << "x" << k;
+                            tsr_status called;
+                            if constexpr (sizeof(T) == 4)
+                                called = tsr_sgemm(h, p.layout, p.ta, p.tb, m, n, k, p.alpha,
+                                                   p.A.data(), p.lda, p.B.data(), p.ldb, beta,
+                                                   by_call.data(), p.ldc);
+                            else
+                                called = tsr_dgemm(h, p.layout, p.ta, p.tb, m, n, k, p.alpha,
+                                                   p.A.data(), p.lda, p.B.data(), p.ldb, beta,
+                                                   by_call.data(), p.ldc);
+                            ASSERT_EQ(called, TSR_SUCCESS) << tsr_last_error();
+                            ASSERT_EQ(std::memcmp(by_plan.data(), by_call.data(),
+                                                  by_plan.size() * sizeof(T)),
+                                      0)
+                                << m << "x" << n << "x" << k << " on backend " << int(backend);
+                            EXPECT_EQ(tsr_gemm_plan_destroy(plan), TSR_SUCCESS);
+                        }
+    EXPECT_EQ(tsr_destroy(h), TSR_SUCCESS);
+}
+
+TEST(GemmPlan, TinyProductsFloat) { check_tiny_plans<float>(); }
+TEST(GemmPlan, TinyProductsDouble) { check_tiny_plans<double>(); }
+
 // Strided and pointer batches: many small products shared out over two threads, and a batch
 // smaller than the threads, each product checked; A shared by every product (stride 0).
 template <typename T> void check_batches(int64_t count) {

@@ -1,6 +1,6 @@
 // AVX2+FMA micro-kernels (compiled with -mavx2 -mfma, run only where CPUID says so):
 // float 16×6 and double 8×6 register tiles (12 of the 16 ymm registers as accumulators),
-// and the unpacked direct path with masked edges.
+// and the unpacked direct path (tiles of 1–2 vectors × 6 columns, partial stores in pieces).
 #include <immintrin.h>
 
 #include "cpu/kernels/avx2_traits.hpp"
@@ -41,7 +41,7 @@ const MicroKernel<float> &avx2_kernel_f32() {
     static const MicroKernel<float> k{"avx2",
                                       register_tile_kernel<Avx2F32, kVectors, kColumns>,
                                       kFloatBlocks,
-                                      DirectGemm<Avx2F32, 6>::run,
+                                      DirectGemm<Avx2F32, 6, false>::run,
                                       register_tile_kernel_multi<Avx2F32, kVectors, kColumns>,
                                       block_sum<Avx2F32>,
                                       pack_a_transposed<float>,
@@ -53,7 +53,7 @@ const MicroKernel<double> &avx2_kernel_f64() {
     static const MicroKernel<double> k{"avx2",
                                        register_tile_kernel<Avx2F64, kVectors, kColumns>,
                                        kDoubleBlocks,
-                                       DirectGemm<Avx2F64, 6>::run,
+                                       DirectGemm<Avx2F64, 6, false>::run,
                                        register_tile_kernel_multi<Avx2F64, kVectors, kColumns>,
                                        block_sum<Avx2F64>,
                                        pack_a_transposed<double>,

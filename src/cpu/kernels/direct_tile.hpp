@@ -82,9 +82,12 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
     }
 }
 
-// C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C over tiles: blocks of 4 vectors × NR/2 columns
-// while more than two vectors of rows remain, then 1–2 vectors × NR columns.
-template <typename V, int NR> struct DirectGemm {
+// C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C over tiles: with Wide, blocks of 4 vectors × NR/2
+// columns while more than two vectors of rows remain, then 1–2 vectors × NR columns; without,
+// every block is 1–2 vectors × NR columns. A tile's accumulators, its column of op(A) and a
+// broadcast of op(B) must fit the ISA's vector registers, or op(A) is reloaded for every FMA:
+// 16 ymm registers hold a 2 × 6 tile (15) but not a 4 × 3 one (17).
+template <typename V, int NR, bool Wide = true> struct DirectGemm {
     using T = typename V::T;
     static constexpr int64_t kChunk = 256;
     using TileFn = void (*)(int64_t, const T *, int64_t, const T *, int64_t, int64_t, T *, int64_t,
@@ -101,9 +104,15 @@ template <typename V, int NR> struct DirectGemm {
         static constexpr auto narrow2 = row<2>(std::make_index_sequence<NR>{});
         static constexpr auto wide3 = row<3>(std::make_index_sequence<NW>{});
         static constexpr auto wide4 = row<4>(std::make_index_sequence<NW>{});
+        if (m <= 2 * L && n <= NR && k <= kChunk) { // one tile: the tiniest products, quickly
+            const int mv = m > L ? 2 : 1;
+            (mv == 2 ? narrow2 : narrow1)[n - 1](k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta,
+                                                 int(m - int64_t(mv - 1) * L));
+            return;
+        }
         for (int64_t i0 = 0; i0 < m;) {
             const int64_t rows = m - i0;
-            const bool wide = rows > 2 * L;
+            const bool wide = Wide && rows > 2 * L;
             const int mv = wide ? (rows >= 4 * L ? 4 : 3) : (rows > L ? 2 : 1);
             const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
             const int last = int(take - int64_t(mv - 1) * L);
