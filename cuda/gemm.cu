@@ -40,6 +40,9 @@ Overlap overlap = Overlap::automatic;
 // automatic: products of 2^33 multiply-adds or more, cut at whole 128-wide tiles; off: never
 // (the first device runs everything); on (for tests): any product, cut anywhere.
 Overlap spreading = Overlap::automatic;
+// TESSERA_CUDA_HOST_BLOCKS: the most blocks of C an overlapped host-operand product is cut into
+// (0: the rule of overlap_plan; for measuring).
+int64_t host_blocks = 0;
 
 // The tuning tables (TESSERA_CUDA_TUNING): the built-in ones (builtin_tuning.cpp), a file's,
 // or none under `off`; each applies to devices of its multiprocessor count and compute
@@ -330,8 +333,12 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
 // `blocks` blocks of columns, the first one's product over `slices` slices of k. Automatic:
 // products of 2^37 multiply-adds or more (about 5200³; below that the blocks are too narrow,
 // 4096³'s of 512 columns leaving half of the multiprocessors idle, and the product slows more
-// than the overlap saves), blocks and slices of at least 512, at most 8 of each; `on` (for
-// tests) cuts any product into blocks and slices of 16 or more.
+// than the overlap saves), blocks and slices of at least 512, at most 8 slices and 8 blocks,
+// or more blocks (up to 32) while each keeps 2^24 elements of C. The first block of C goes up
+// before any product and the last comes back after them all, which many narrow blocks shorten;
+// a block of fewer than about a thousand 128² tiles loses more to its last, partial wave of
+// tiles (docs/backends.md, host operands). `on` (for tests) cuts any product into blocks and
+// slices of 16 or more.
 struct OverlapPlan {
     int64_t blocks = 1, slices = 1;
     bool used() const { return blocks > 1 || slices > 1; }
@@ -344,7 +351,10 @@ OverlapPlan overlap_plan(int64_t m, int64_t n, int64_t k) {
     if (overlap == Overlap::automatic &&
         double(m) * double(n) * double(k) < double(int64_t(1) << 37))
         return p;
-    p.blocks = std::min<int64_t>(8, std::max<int64_t>(1, n / piece));
+    const double c_blocks = double(m) * double(n) / double(int64_t(1) << 24);
+    const int64_t most =
+        host_blocks > 0 ? host_blocks : std::max<int64_t>(8, int64_t(std::min(32.0, c_blocks)));
+    p.blocks = std::min<int64_t>(most, std::max<int64_t>(1, n / piece));
     p.slices = std::min<int64_t>(8, std::max<int64_t>(1, k / piece));
     return p;
 }
@@ -937,6 +947,14 @@ int gemm_prefer(int num_threads, int elem_size, int64_t m, int64_t n, int64_t k,
 
 namespace {
 
+bool parse_host_blocks(const char *name, int64_t *out) {
+    if (strcasecmp(name, "auto") == 0) return *out = 0, true;
+    char *end = nullptr;
+    const long v = strtol(name, &end, 10);
+    if (end == name || *end != '\0' || v < 1 || v > 64) return false;
+    return *out = v, true;
+}
+
 bool parse_overlap(const char *name, Overlap *out) {
     const char *const names[] = {"auto", "off", "on"};
     for (int i = 0; i < 3; ++i)
@@ -1011,6 +1029,9 @@ void read_kernel_choice(const core::PluginHost &host) {
     read_one(host, "TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     spreading = Overlap::automatic;
     read_one(host, "TESSERA_CUDA_SPREAD", parse_overlap, "auto, off, on", "auto", &spreading);
+    host_blocks = 0;
+    read_one(host, "TESSERA_CUDA_HOST_BLOCKS", parse_host_blocks, "auto, 1..64", "auto",
+             &host_blocks);
     verbose = host.verbose != 0;
 }
 
