@@ -1,6 +1,6 @@
 // DIA products: where every diagonal is inside the matrix (all but the first and last few
-// outputs), with AVX-512, a vector of outputs at a time summed over all diagonals in
-// registers; elsewhere, and without AVX-512, outputs in chunks that fit the L1 cache, each
+// outputs), with AVX-512 or AVX2, a vector of outputs at a time summed over all diagonals in
+// registers; elsewhere, and with neither, outputs in chunks that fit the L1 cache, each
 // chunk taking every diagonal as one contiguous multiply-add of values and x. No indices, no
 // gathers. Zero values, the fill among them, are skipped rather than multiplied. The transpose
 // reads the same diagonals, each one shifted to the output it feeds, so neither needs partials.
@@ -21,11 +21,12 @@ namespace {
 
 constexpr int64_t kChunk = 1024; // rows whose partial sums stay in L1
 
-template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_t n, bool simd) {
+template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_t n, Isa isa) {
 #if defined(__x86_64__)
-    if (simd) return multiply_add_avx512(acc, val, x, n);
+    if (isa == Isa::avx512) return multiply_add_avx512(acc, val, x, n);
+    if (isa == Isa::avx2) return multiply_add_avx2(acc, val, x, n);
 #endif
-    (void)simd;
+    (void)isa;
     // Zero values (the fill) are not multiplied: 0·NaN would spread a NaN of x to other rows.
     for (int64_t i = 0; i < n; ++i) acc[i] += val[i] != V(0) ? val[i] * x[i] : V(0);
 }
@@ -33,8 +34,7 @@ template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_
 // Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d
 // at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
 template <BetaMode B, bool Trans, typename V>
-void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v,
-                bool simd) {
+void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, Isa isa) {
     alignas(64) V acc[kChunk];
     const int64_t in_len = Trans ? a.rows : a.cols; // length of x
     for (int64_t c0 = o0; c0 < o1; c0 += kChunk) {
@@ -46,7 +46,7 @@ void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVecto
             if (lo >= hi) continue;
             const int64_t row0 = Trans ? lo + shift : lo; // where the run starts in the diagonal
             multiply_add(acc + (lo - c0), a.val.data() + d * a.stride + row0, v.x + lo + shift,
-                         hi - lo, simd);
+                         hi - lo, isa);
         }
         for (int64_t i = c0; i < c1; ++i) store<B>(v.y, i, v.alpha, acc[i - c0], v.beta);
     }
@@ -76,34 +76,38 @@ DiaInterior dia_interior(const sparse::Dia<V> &a, int64_t *vofs, int64_t *xofs) 
 
 // Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d
 // at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
-// With AVX-512 (`in` not null) the outputs of [o0, o1) inside `in` sum every diagonal in
-// registers, a vector at a time, so y is loaded and stored once instead of once per diagonal
+// With AVX-512 or AVX2 (`in` not null) the outputs of [o0, o1) inside `in` sum every diagonal
+// in registers, a vector at a time, so y is loaded and stored once instead of once per diagonal
 // as in the chunked loop, which the outputs near the ends (some diagonal out of range) keep.
 template <BetaMode B, bool Trans, typename V>
-void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, bool simd,
+void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, Isa isa,
                const DiaInterior *in) {
 #if defined(__x86_64__)
     if (in) {
         const int64_t lo = std::max(o0, in->lo), hi = std::min(o1, in->hi);
         if (lo < hi) {
-            dia_chunks<B, Trans>(a, o0, lo, v, simd);
-            dia_rows_avx512<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
-                               v.beta, v.y);
-            dia_chunks<B, Trans>(a, hi, o1, v, simd);
+            dia_chunks<B, Trans>(a, o0, lo, v, isa);
+            if (isa == Isa::avx512)
+                dia_rows_avx512<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
+                                   v.beta, v.y);
+            else
+                dia_rows_avx2<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
+                                 v.beta, v.y);
+            dia_chunks<B, Trans>(a, hi, o1, v, isa);
             return;
         }
     }
 #else
     (void)in;
 #endif
-    dia_chunks<B, Trans>(a, o0, o1, v, simd);
+    dia_chunks<B, Trans>(a, o0, o1, v, isa);
 }
 
 template <bool Trans, typename V>
 void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) {
     const int64_t out = Trans ? a.cols : a.rows;
     const int nt = spmv_threads(a.ndiag * out, threads);
-    const bool simd = active_isa() == Isa::avx512;
+    const Isa isa = active_isa();
     int64_t stack_ofs[2 * sparse::kDiaMaxDiagonals];
     std::vector<int64_t> heap_ofs;
     int64_t *ofs = stack_ofs;
@@ -112,11 +116,12 @@ void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) 
         ofs = heap_ofs.data();
     }
     DiaInterior interior;
-    if (simd && a.ndiag > 0) interior = dia_interior<Trans>(a, ofs, ofs + a.ndiag);
+    if ((isa == Isa::avx512 || isa == Isa::avx2) && a.ndiag > 0)
+        interior = dia_interior<Trans>(a, ofs, ofs + a.ndiag);
     const DiaInterior *in = interior.vofs ? &interior : nullptr;
     with_beta(v.beta, [&]<BetaMode B>() {
         if (nt == 1) {
-            dia_range<B, Trans>(a, 0, out, v, simd, in);
+            dia_range<B, Trans>(a, 0, out, v, isa, in);
             return;
         }
 #pragma omp parallel num_threads(nt)
@@ -125,7 +130,7 @@ void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) 
             const int64_t chunks = (out + kChunk - 1) / kChunk;
             const int64_t first = chunks * t / n * kChunk,
                           last = std::min(out, chunks * (t + 1) / n * kChunk);
-            dia_range<B, Trans>(a, first, last, v, simd, in);
+            dia_range<B, Trans>(a, first, last, v, isa, in);
         }
     });
 }

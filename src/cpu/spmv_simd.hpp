@@ -1,6 +1,7 @@
 // The AVX-512 pieces of the CPU sparse kernels (spmv_avx512.cpp, compiled for AVX-512F only):
-// CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs and rows.
-// Callers use them only when cpu::active_isa() is avx512.
+// CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs and rows;
+// and DIA rows with AVX2 (spmv_avx2.cpp). Callers use each only where cpu::active_isa() is its
+// ISA.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,12 @@ template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x,
 template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
                      int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y);
+
+// The same with AVX2 (spmv_avx2.cpp), two vectors of outputs at a time.
+template <typename V> void multiply_add_avx2(V *acc, const V *val, const V *x, int64_t n);
+template <BetaMode B, typename V>
+void dia_rows_avx2(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
+                   int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y);
 #endif
 
 } // namespace tessera::cpu

@@ -1,0 +1,114 @@
+// The AVX2 pieces of the CPU sparse kernels (compiled with -mavx2 -mfma; called only where
+// cpu::active_isa() is avx2): DIA rows, every diagonal summed in registers, and DIA runs.
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "cpu/spmv_simd.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+template <typename V> struct Ymm;
+
+template <> struct Ymm<float> {
+    using Vec = __m256;
+    static constexpr int lanes = 8;
+    static Vec zero() { return _mm256_setzero_ps(); }
+    static Vec set1(float a) { return _mm256_set1_ps(a); }
+    static Vec loadu(const float *p) { return _mm256_loadu_ps(p); }
+    static void storeu(float *p, Vec v) { _mm256_storeu_ps(p, v); }
+    static Vec nonzero_or_nan(Vec a) { return _mm256_cmp_ps(a, zero(), _CMP_NEQ_UQ); }
+    static Vec and_(Vec m, Vec x) { return _mm256_and_ps(m, x); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+    static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+    static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+};
+
+template <> struct Ymm<double> {
+    using Vec = __m256d;
+    static constexpr int lanes = 4;
+    static Vec zero() { return _mm256_setzero_pd(); }
+    static Vec set1(double a) { return _mm256_set1_pd(a); }
+    static Vec loadu(const double *p) { return _mm256_loadu_pd(p); }
+    static void storeu(double *p, Vec v) { _mm256_storeu_pd(p, v); }
+    static Vec nonzero_or_nan(Vec a) { return _mm256_cmp_pd(a, zero(), _CMP_NEQ_UQ); }
+    static Vec and_(Vec m, Vec x) { return _mm256_and_pd(m, x); }
+    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_pd(a, b, c); }
+    static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
+    static Vec add(Vec a, Vec b) { return _mm256_add_pd(a, b); }
+};
+
+// acc + a·x where a is not zero: a zero value (the fill) adds nothing, whatever x holds there
+// (0·NaN would spread a NaN of x to other rows).
+template <typename D>
+inline typename D::Vec add_product(typename D::Vec acc, typename D::Vec a, typename D::Vec x) {
+    return D::fma(a, D::and_(D::nonzero_or_nan(a), x), acc);
+}
+
+} // namespace
+
+template <typename V> void multiply_add_avx2(V *acc, const V *val, const V *x, int64_t n) {
+    using D = Ymm<V>;
+    constexpr int L = D::lanes;
+    int64_t i = 0;
+    for (; i + L <= n; i += L)
+        D::storeu(acc + i, add_product<D>(D::loadu(acc + i), D::loadu(val + i), D::loadu(x + i)));
+    for (; i < n; ++i) acc[i] += val[i] != V(0) ? val[i] * x[i] : V(0);
+}
+template void multiply_add_avx2<float>(float *, const float *, const float *, int64_t);
+template void multiply_add_avx2<double>(double *, const double *, const double *, int64_t);
+
+template <BetaMode B, typename V>
+void dia_rows_avx2(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
+                   int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y) {
+    using D = Ymm<V>;
+    using Vec = typename D::Vec;
+    constexpr int L = D::lanes;
+    const Vec va = D::set1(alpha), vb = D::set1(beta); // beta unread when zero
+    auto out = [&](int64_t o, Vec acc) {
+        Vec r = D::mul(va, acc);
+        if constexpr (B == BetaMode::one) r = D::add(r, D::loadu(y + o));
+        else if constexpr (B == BetaMode::scale) r = D::fma(vb, D::loadu(y + o), r);
+        D::storeu(y + o, r);
+    };
+    int64_t o = o0;
+    for (; o + 2 * L <= o1; o += 2 * L) { // two vectors of outputs: two chains of FMAs
+        Vec acc0 = D::zero(), acc1 = D::zero();
+        for (int64_t d = 0; d < ndiag; ++d) {
+            const V *vd = val + vofs[d] + o, *xd = x + xofs[d] + o;
+            acc0 = add_product<D>(acc0, D::loadu(vd), D::loadu(xd));
+            acc1 = add_product<D>(acc1, D::loadu(vd + L), D::loadu(xd + L));
+        }
+        out(o, acc0);
+        out(o + L, acc1);
+    }
+    for (; o + L <= o1; o += L) {
+        Vec acc = D::zero();
+        for (int64_t d = 0; d < ndiag; ++d)
+            acc = add_product<D>(acc, D::loadu(val + vofs[d] + o), D::loadu(x + xofs[d] + o));
+        out(o, acc);
+    }
+    for (; o < o1; ++o) { // the last outputs, one at a time
+        V sum = V(0);
+        for (int64_t d = 0; d < ndiag; ++d) {
+            const V a = val[vofs[d] + o];
+            sum += a != V(0) ? a * x[xofs[d] + o] : V(0);
+        }
+        store<B>(y, o, alpha, sum, beta);
+    }
+}
+
+#define TSR_DIA_ROWS_AVX2(B, V)                                                                    \
+    template void dia_rows_avx2<B, V>(const V *, const int64_t *, const V *, const int64_t *,      \
+                                      int64_t, int64_t, int64_t, V, V, V *);
+TSR_DIA_ROWS_AVX2(BetaMode::zero, float)
+TSR_DIA_ROWS_AVX2(BetaMode::one, float)
+TSR_DIA_ROWS_AVX2(BetaMode::scale, float)
+TSR_DIA_ROWS_AVX2(BetaMode::zero, double)
+TSR_DIA_ROWS_AVX2(BetaMode::one, double)
+TSR_DIA_ROWS_AVX2(BetaMode::scale, double)
+#undef TSR_DIA_ROWS_AVX2
+
+} // namespace tessera::cpu
+#endif // __x86_64__
