@@ -73,15 +73,19 @@ void dia_rows_avx2(const V *val, const int64_t *vofs, const V *x, const int64_t 
         D::storeu(y + o, r);
     };
     int64_t o = o0;
-    for (; o + 2 * L <= o1; o += 2 * L) { // two vectors of outputs: two chains of FMAs
-        Vec acc0 = D::zero(), acc1 = D::zero();
+    for (; o + 4 * L <= o1; o += 4 * L) { // four vectors of outputs: four chains of FMAs
+        Vec acc0 = D::zero(), acc1 = D::zero(), acc2 = D::zero(), acc3 = D::zero();
         for (int64_t d = 0; d < ndiag; ++d) {
             const V *vd = val + vofs[d] + o, *xd = x + xofs[d] + o;
             acc0 = add_product<D>(acc0, D::loadu(vd), D::loadu(xd));
             acc1 = add_product<D>(acc1, D::loadu(vd + L), D::loadu(xd + L));
+            acc2 = add_product<D>(acc2, D::loadu(vd + 2 * L), D::loadu(xd + 2 * L));
+            acc3 = add_product<D>(acc3, D::loadu(vd + 3 * L), D::loadu(xd + 3 * L));
         }
         out(o, acc0);
         out(o + L, acc1);
+        out(o + 2 * L, acc2);
+        out(o + 3 * L, acc3);
     }
     for (; o + L <= o1; o += L) {
         Vec acc = D::zero();

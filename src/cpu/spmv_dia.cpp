@@ -20,6 +20,9 @@ namespace tessera::cpu {
 namespace {
 
 constexpr int64_t kChunk = 1024; // rows whose partial sums stay in L1
+// Up to this many products (outputs × diagonals), outputs are summed one at a time, without
+// the chunk's buffer and its passes.
+constexpr int64_t kFewProducts = 256;
 
 template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_t n, Isa isa) {
 #if defined(__x86_64__)
@@ -35,8 +38,21 @@ template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_
 // at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
 template <BetaMode B, bool Trans, typename V>
 void dia_chunks(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, Isa isa) {
-    alignas(64) V acc[kChunk];
     const int64_t in_len = Trans ? a.rows : a.cols; // length of x
+    if ((o1 - o0) * a.ndiag <= kFewProducts) {      // a few outputs (the ends): one at a time
+        for (int64_t o = o0; o < o1; ++o) {
+            V sum = V(0);
+            for (int64_t d = 0; d < a.ndiag; ++d) {
+                const int64_t shift = Trans ? -a.offset[d] : a.offset[d]; // x index = o + shift
+                if (o + shift < 0 || o + shift >= in_len) continue;
+                const V val = a.val.data()[d * a.stride + (Trans ? o + shift : o)];
+                sum += val != V(0) ? val * v.x[o + shift] : V(0);
+            }
+            store<B>(v.y, o, v.alpha, sum, v.beta);
+        }
+        return;
+    }
+    alignas(64) V acc[kChunk];
     for (int64_t c0 = o0; c0 < o1; c0 += kChunk) {
         const int64_t c1 = std::min(o1, c0 + kChunk);
         std::fill(acc, acc + (c1 - c0), V(0));

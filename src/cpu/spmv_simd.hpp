@@ -31,7 +31,7 @@ template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
                      int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y);
 
-// The same with AVX2 (spmv_avx2.cpp), two vectors of outputs at a time.
+// The same with AVX2 (spmv_avx2.cpp), four vectors of outputs at a time.
 template <typename V> void multiply_add_avx2(V *acc, const V *val, const V *x, int64_t n);
 template <BetaMode B, typename V>
 void dia_rows_avx2(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
