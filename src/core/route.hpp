@@ -57,15 +57,17 @@ struct RouteTables {
 extern RouteTables route_tables;
 
 inline tsr_status route(const tsr_context *ctx, const RouteRequest &req, Route *out) {
-    // A gemm in a process without the CUDA driver (so no operand is device memory) on a host
-    // backend, or on auto while it never asked the CUDA plugin and the product is too small to
-    // ask about: decided here, as route_policy would, without its calls (tiny products pay for
-    // every nanosecond of them).
-    if (req.work == Work::gemm && ctx->backend != TSR_BACKEND_CUDA && !cuda_driver_loaded()) {
+    // A product in a process without the CUDA driver (so no operand is device memory) on a
+    // host backend, or on auto: a sparse product, or a gemm while auto never asked the CUDA
+    // plugin and the product is too small to ask about. Decided here, as route_policy would,
+    // without its calls (tiny products pay for every nanosecond of them).
+    if (ctx->backend != TSR_BACKEND_CUDA && !cuda_driver_loaded()) {
         if (ctx->backend == TSR_BACKEND_CPU)
             return *out = {route_tables.cpu, nullptr, nullptr}, TSR_SUCCESS;
         if (ctx->backend == TSR_BACKEND_REFERENCE)
             return *out = {route_tables.reference, nullptr, nullptr}, TSR_SUCCESS;
+        if (req.work == Work::sparse)
+            return *out = {route_tables.cpu, nullptr, "auto: host operands"}, TSR_SUCCESS;
         if (!auto_would_ask_cuda(req.m, req.n, req.k) &&
             !route_tables.asked_cuda.load(std::memory_order_relaxed))
             return *out = {route_tables.cpu, nullptr, "auto: host operands, small product"},

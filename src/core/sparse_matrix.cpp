@@ -12,9 +12,17 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
         *state = nullptr;
         return TSR_SUCCESS;
     }
+    // Entries are never changed or removed while products run (only release_prepared removes
+    // them, after a change of plan or on destroy, which never run beside products on the
+    // matrix): the one used last is read without the lock.
+    if (const auto *p = m->last.load(std::memory_order_acquire); p && p->table == table) {
+        *state = p->state;
+        return TSR_SUCCESS;
+    }
     std::lock_guard<std::mutex> guard(m->lock);
     for (const auto &p : m->prepared)
         if (p.table == table) {
+            m->last.store(&p, std::memory_order_release);
             *state = p.state;
             return TSR_SUCCESS;
         }
@@ -26,12 +34,14 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
         if (made && table->sparse_release) table->sparse_release(made);
         throw;
     }
+    m->last.store(&m->prepared.back(), std::memory_order_release);
     *state = made;
     return TSR_SUCCESS;
 }
 
 void release_prepared(tsr_sparse_matrix *m) {
     std::lock_guard<std::mutex> guard(m->lock);
+    m->last.store(nullptr, std::memory_order_release);
     for (const auto &p : m->prepared)
         if (p.state && p.table->sparse_release) p.table->sparse_release(p.state);
     m->prepared.clear();

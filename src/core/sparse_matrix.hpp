@@ -2,9 +2,10 @@
 // plus what each backend prepared for it, made on first use under the matrix's own lock.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <list>
 #include <mutex>
-#include <vector>
 
 #include "core/backend.hpp"
 #include "sparse/storage.hpp"
@@ -20,8 +21,9 @@ struct tsr_sparse_matrix {
         const tessera::core::BackendTable *table;
         void *state;
     };
-    std::mutex lock; // guards `prepared`
-    std::vector<Prepared> prepared;
+    std::mutex lock;              // guards `prepared`
+    std::list<Prepared> prepared; // a list: an entry stays where it is while others are added
+    std::atomic<const Prepared *> last{nullptr}; // the entry found or made last, read unlocked
     // The storage as backends read it, made again whenever the storage changes (creation and
     // tsr_sparse_optimize, which never runs beside products on the matrix): products only
     // read it.
