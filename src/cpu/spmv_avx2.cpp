@@ -3,47 +3,22 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <type_traits>
+
+#include "cpu/kernels/avx2_traits.hpp"
 #include "cpu/spmv_simd.hpp"
 
 namespace tessera::cpu {
 
 namespace {
 
-template <typename V> struct Ymm;
-
-template <> struct Ymm<float> {
-    using Vec = __m256;
-    static constexpr int lanes = 8;
-    static Vec zero() { return _mm256_setzero_ps(); }
-    static Vec set1(float a) { return _mm256_set1_ps(a); }
-    static Vec loadu(const float *p) { return _mm256_loadu_ps(p); }
-    static void storeu(float *p, Vec v) { _mm256_storeu_ps(p, v); }
-    static Vec nonzero_or_nan(Vec a) { return _mm256_cmp_ps(a, zero(), _CMP_NEQ_UQ); }
-    static Vec and_(Vec m, Vec x) { return _mm256_and_ps(m, x); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
-    static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-};
-
-template <> struct Ymm<double> {
-    using Vec = __m256d;
-    static constexpr int lanes = 4;
-    static Vec zero() { return _mm256_setzero_pd(); }
-    static Vec set1(double a) { return _mm256_set1_pd(a); }
-    static Vec loadu(const double *p) { return _mm256_loadu_pd(p); }
-    static void storeu(double *p, Vec v) { _mm256_storeu_pd(p, v); }
-    static Vec nonzero_or_nan(Vec a) { return _mm256_cmp_pd(a, zero(), _CMP_NEQ_UQ); }
-    static Vec and_(Vec m, Vec x) { return _mm256_and_pd(m, x); }
-    static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_pd(a, b, c); }
-    static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
-    static Vec add(Vec a, Vec b) { return _mm256_add_pd(a, b); }
-};
+template <typename V> using Ymm = std::conditional_t<sizeof(V) == 4, Avx2F32, Avx2F64>;
 
 // acc + a·x where a is not zero: a zero value (the fill) adds nothing, whatever x holds there
 // (0·NaN would spread a NaN of x to other rows).
 template <typename D>
 inline typename D::Vec add_product(typename D::Vec acc, typename D::Vec a, typename D::Vec x) {
-    return D::fma(a, D::and_(D::nonzero_or_nan(a), x), acc);
+    return D::fma(a, D::where_nonzero(a, x), acc);
 }
 
 } // namespace

@@ -1,6 +1,6 @@
-// The ymm vector traits of the AVX2 kernels (and, with AVX-512VL masks, of the AVX-512 file's
-// half-width tiles). Included only by the ISA files: each one gets its own copy (an unnamed
-// namespace), compiled for that file's instruction set.
+// The ymm vector traits of the AVX2 kernels, gemm's and DIA's (and, with AVX-512VL masks, of the
+// AVX-512 file's half-width tiles). Included only by the ISA files: each one gets its own copy (an
+// unnamed namespace), compiled for that file's instruction set.
 #pragma once
 
 #include <immintrin.h>
@@ -57,6 +57,11 @@ struct Avx2F32 {
     static Vec set1(T x) { return _mm256_set1_ps(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+    static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+    // x where a is not zero (or is NaN), else 0.
+    static Vec where_nonzero(Vec a, Vec x) {
+        return _mm256_and_ps(_mm256_cmp_ps(a, zero(), _CMP_NEQ_UQ), x);
+    }
     using Mask = Avx2Mask;
     static Mask mask(int n) {
         return {_mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
@@ -80,6 +85,11 @@ struct Avx2F64 {
     static Vec set1(T x) { return _mm256_set1_pd(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_pd(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm256_mul_pd(a, b); }
+    static Vec add(Vec a, Vec b) { return _mm256_add_pd(a, b); }
+    // x where a is not zero (or is NaN), else 0.
+    static Vec where_nonzero(Vec a, Vec x) {
+        return _mm256_and_pd(_mm256_cmp_pd(a, zero(), _CMP_NEQ_UQ), x);
+    }
     using Mask = Avx2Mask;
     static Mask mask(int n) {
         return {_mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)), n};
