@@ -43,6 +43,11 @@ Overlap spreading = Overlap::automatic;
 // TESSERA_CUDA_HOST_BLOCKS: the most blocks of C an overlapped host-operand product is cut into
 // (0: the rule of overlap_plan; for measuring).
 int64_t host_blocks = 0;
+// TESSERA_CUDA_FRINGE: how a last, mostly empty row (or column) of tiles runs — automatic: as a
+// product of its own where that saves the rest a wave (fringe_split); split: wherever the
+// tiles fill a wave (the older rule, for measuring); off: in the grid with the rest.
+enum class Fringe { automatic, split, off };
+Fringe fringe_rule = Fringe::automatic;
 
 // The tuning tables (TESSERA_CUDA_TUNING): the built-in ones (builtin_tuning.cpp), a file's,
 // or none under `off`; each applies to devices of its multiprocessor count and compute
@@ -258,6 +263,34 @@ cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParam
     return launch_gemm(s, a, p, kc, panels);
 }
 
+// The fringe of a product on tiles bm×bn: its last row of tiles when at most a quarter full
+// (rows = m mod bm), else its last column of tiles when so (cols); both 0 where it stays in the
+// grid. Automatic: split off only where the rest then takes fewer waves of the device's places
+// than the whole grid would (4097² on 256×128 tiles: 561 blocks, five waves of 132, the 528
+// others four); the fringe, a thin product, then runs on a kernel of its own choosing. A split
+// that saves no wave only adds a launch after the rest, on a tile no faster (1678×2069×298 on
+// 32×128 tiles: 901 blocks or 848, three waves of 396 either way).
+struct FringeSplit {
+    int64_t rows = 0, cols = 0;
+};
+template <typename T>
+FringeSplit fringe_split(const DeviceInfo &dev, const core::GemmArgs<T> &a,
+                         const KernelChoice &kc) {
+    FringeSplit f;
+    if (fringe_rule == Fringe::off) return f;
+    const KernelTile t = kernel_tile(dev, int(sizeof(T)), a.m, a.n, a.k, kc);
+    const int64_t places = int64_t(t.resident) * dev.sm_count;
+    const int64_t tm = (a.m + t.bm - 1) / t.bm, tn = (a.n + t.bn - 1) / t.bn;
+    if (tm * tn < places) return f;
+    const int64_t rm = a.m % t.bm, rn = a.n % t.bn;
+    auto waves = [places](int64_t tiles) { return (tiles + places - 1) / places; };
+    const bool saves_rows = fringe_rule == Fringe::split || waves((tm - 1) * tn) < waves(tm * tn);
+    const bool saves_cols = fringe_rule == Fringe::split || waves(tm * (tn - 1)) < waves(tm * tn);
+    if (a.m > t.bm && rm > 0 && 4 * rm <= t.bm && saves_rows) f.rows = rm;
+    else if (a.n > t.bn && rn > 0 && 4 * rn <= t.bn && saves_cols) f.cols = rn;
+    return f;
+}
+
 template <typename T>
 cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t lda, const T *B,
                     int64_t ldb, T *C, int64_t ldc, const KernelChoice &kc = choice);
@@ -300,31 +333,34 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
     const bool aligned = aligned16(A) && lda % vec == 0 && aligned16(B) && ldb % vec == 0 &&
                          aligned16(C) && ldc % vec == 0;
     const KernelChoice kc = tuned_choice(s.dev, a, asked, aligned);
-    // A last row (or column) of tiles at most a quarter full, in a grid of at least one full
-    // wave of blocks, runs as a product of its own after the rest: in the grid it would cost
-    // whole tiles, and often a whole extra wave (4097² on 256×128 tiles: 561 blocks, five
-    // waves of 132, where the 512 full tiles take four).
-    const KernelTile t = kernel_tile(s.dev, int(sizeof(T)), a.m, a.n, a.k, kc);
-    const int64_t tiles = ((a.m + t.bm - 1) / t.bm) * ((a.n + t.bn - 1) / t.bn);
-    if (tiles >= int64_t(t.resident) * s.dev.sm_count) {
-        const int64_t rm = a.m % t.bm, rn = a.n % t.bn;
+    // A last row (or column) of tiles at most a quarter full runs as a product of its own after
+    // the rest where fringe_split says so. It runs on the kernel the table picks for it (a thin
+    // product's), or the rules', unless the whole product's came from the table and the
+    // fringe's would not: a rules' pick for a thin product measured slower there than the
+    // whole product's tile (449×3559×322: a fringe of one row on 64×256 tiles, not 32×128).
+    if (const FringeSplit f = fringe_split(s.dev, a, kc); f.rows > 0 || f.cols > 0) {
         core::GemmArgs<T> main = a, fringe = a;
-        if (a.m > t.bm && rm > 0 && 4 * rm <= t.bm) {
-            const int64_t i0 = a.m - rm;
-            main.m = i0, fringe.m = rm;
+        if (f.rows > 0) fringe.m = f.rows;
+        else fringe.n = f.cols;
+        const KernelChoice own =
+            fringe_rule == Fringe::split ||
+                    (kc.tuned && !tuned_choice(s.dev, fringe, asked, aligned).tuned)
+                ? kc
+                : asked;
+        if (f.rows > 0) {
+            const int64_t i0 = a.m - f.rows;
+            main.m = i0;
             if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess)
                 return e;
             return compute<T>(s, fringe, a.trans_a ? A + i0 * lda : A + i0, lda, B, ldb, C + i0,
-                              ldc, kc);
+                              ldc, own);
         }
-        if (a.n > t.bn && rn > 0 && 4 * rn <= t.bn) {
-            const int64_t j0 = a.n - rn;
-            main.n = j0, fringe.n = rn;
-            if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess)
-                return e;
-            return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb,
-                              C + j0 * ldc, ldc, kc);
-        }
+        const int64_t j0 = a.n - f.cols;
+        main.n = j0;
+        if (cudaError_t e = compute<T>(s, main, A, lda, B, ldb, C, ldc, kc); e != cudaSuccess)
+            return e;
+        return compute<T>(s, fringe, A, lda, a.trans_b ? B + j0 : B + j0 * ldb, ldb, C + j0 * ldc,
+                          ldc, own);
     }
     return launch_product(s, a, params_of(a, A, lda, B, ldb, C, ldc), kc, nullptr);
 }
@@ -962,6 +998,13 @@ bool parse_overlap(const char *name, Overlap *out) {
     return false;
 }
 
+bool parse_fringe(const char *name, Fringe *out) {
+    const char *const names[] = {"auto", "split", "off"};
+    for (int i = 0; i < 3; ++i)
+        if (strcasecmp(name, names[i]) == 0) return *out = Fringe(i), true;
+    return false;
+}
+
 // An unknown value gets one warning and the default, as the core does for its variables.
 template <typename E>
 void read_one(const core::PluginHost &host, const char *name, bool (*parse)(const char *, E *),
@@ -1032,6 +1075,8 @@ void read_kernel_choice(const core::PluginHost &host) {
     host_blocks = 0;
     read_one(host, "TESSERA_CUDA_HOST_BLOCKS", parse_host_blocks, "auto, 1..64", "auto",
              &host_blocks);
+    fringe_rule = Fringe::automatic;
+    read_one(host, "TESSERA_CUDA_FRINGE", parse_fringe, "auto, split, off", "auto", &fringe_rule);
     verbose = host.verbose != 0;
 }
 

@@ -169,11 +169,38 @@ template <typename T> struct ExactOperands {
     }
 };
 
-// A last row and column of tiles nearly empty (4097² sgemm on 256×128 tiles, 1537² dgemm on
-// 128×128) run as products of their own after the full tiles: device operands, small integers
-// (every sum exact), C poisoned beyond the matrix, beta != 0; with TESSERA_VERBOSE=1 and the
-// automatic kernels (CTest: cuda_gemm_fringe) the log names the three products.
-template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile) {
+// The products the fringe rule (cuda/gemm.cu, fringe_split) makes of an m×n product on bm×bn
+// tiles with `places` blocks at once: a last row (else column) of tiles at most a quarter full
+// runs on its own where the rest then takes fewer waves of places than the whole grid.
+std::vector<std::string> fringe_parts(int64_t m, int64_t n, int64_t bm, int64_t bn,
+                                      int64_t places) {
+    auto waves = [places](int64_t tiles) { return (tiles + places - 1) / places; };
+    auto part = [](int64_t r, int64_t c) {
+        return "m=" + std::to_string(r) + " n=" + std::to_string(c) + " ";
+    };
+    const int64_t tm = (m + bm - 1) / bm, tn = (n + bn - 1) / bn, rm = m % bm, rn = n % bn;
+    std::vector<std::string> parts;
+    if (tm * tn >= places && m > bm && rm > 0 && 4 * rm <= bm &&
+        waves((tm - 1) * tn) < waves(tm * tn)) {
+        parts = fringe_parts(m - rm, n, bm, bn, places);
+        parts.push_back(part(rm, n));
+    } else if (tm * tn >= places && n > bn && rn > 0 && 4 * rn <= bn &&
+               waves(tm * (tn - 1)) < waves(tm * tn)) {
+        parts = fringe_parts(m, n - rn, bm, bn, places);
+        parts.push_back(part(m, rn));
+    } else {
+        parts.push_back(part(m, n));
+    }
+    return parts;
+}
+
+// A last row or column of tiles nearly empty (4097² sgemm on 256×128 tiles, 1409² dgemm on
+// 128×128, one block per multiprocessor) runs as a product of its own after the full tiles
+// where that saves a wave: device operands, small integers (every sum exact), C poisoned beyond
+// the matrix, beta != 0; with TESSERA_VERBOSE=1 and the automatic kernels (CTest:
+// cuda_gemm_fringe) the log names the products fringe_parts expects, two or more.
+template <typename T>
+void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile, int64_t bm, int64_t bn) {
     const int64_t k = 8, ldc = n + 3;
     SmallInts g{uint32_t(test_rng("/" + std::to_string(n))())};
     const ExactOperands<T> ops(g, size_t(n * k), size_t(k * n), n, n, ldc);
@@ -199,9 +226,11 @@ template <typename T> void fringe_case(tsr_handle h, int64_t n, const std::strin
     if (!verbose) return;
     const std::string log = ::testing::internal::GetCapturedStderr();
     const char r = sizeof(T) == 4 ? 's' : 'd';
-    const std::string m1 = std::to_string(n - 1), all = std::to_string(n);
-    for (const std::string &part :
-         {"m=" + m1 + " n=" + m1 + " ", "m=" + m1 + " n=1 ", "m=1 n=" + all + " "})
+    int sms = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+    const std::vector<std::string> parts = fringe_parts(n, n, bm, bn, sms);
+    EXPECT_GE(parts.size(), 2u) << "n = " << n << " on " << sms << " multiprocessors splits none";
+    for (const std::string &part : parts)
         EXPECT_NE(log.find(std::string(" for ") + r + "gemm NT " + part), std::string::npos)
             << part << " in:\n"
             << log;
@@ -218,8 +247,8 @@ TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
-    fringe_case<float>(h, 4097, "simt-f32-256x128");
-    fringe_case<double>(h, 1537, "dmma-f64-128x128"); // k = 8: the short-k tile
+    fringe_case<float>(h, 4097, "simt-f32-256x128", 256, 128);
+    fringe_case<double>(h, 1409, "dmma-f64-128x128", 128, 128); // k = 8: the short-k tile
     tsr_destroy(h);
 }
 
