@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/dispatch.hpp"
+#include "cpu/backend.hpp"
 
 namespace tessera::api {
 
@@ -57,7 +58,11 @@ tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, ts
                           size_t elem_size);
 
 // Folds a checked call in `layout` into a column-major one (row-major C = op(A)op(B) is
-// column-major C^T = op(B)^T op(A)^T) and dispatches it.
+// column-major C^T = op(B)^T op(A)^T) and dispatches it. A product the CPU would run unpacked
+// on one thread (cpu::planned_direct) goes the way of a plan's (core::gemm_planned): straight
+// to that kernel where the handle's backend, the call log and the CUDA driver allow, else the
+// whole dispatch; a tiny product is then not charged for the routing, the thread count and
+// the CPU driver's own choice of path.
 template <typename T>
 tsr_status submit_gemm(tsr_context *ctx, const char *routine, tsr_layout layout, char transa,
                        char transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,
@@ -92,6 +97,8 @@ tsr_status submit_gemm(tsr_context *ctx, const char *routine, tsr_layout layout,
                 beta,
                 C,
                 ldc};
+    if (const core::HostDirectFn<T> direct = cpu::planned_direct(args))
+        return core::gemm_planned(ctx, args, trace, direct);
     return core::gemm(ctx, args, trace);
 }
 
