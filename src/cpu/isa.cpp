@@ -95,16 +95,24 @@ template <typename T> MicroKernel<T> with_blocks(MicroKernel<T> k) {
 
 } // namespace
 
+// The ISA and the configuration are fixed for the process: the kernel is looked up once (a
+// tiny product's call reads it every time).
 template <> const MicroKernel<float> &active_kernel<float>() {
-    if (core::config().cpu_mc == 0) return isa_kernel_f32();
-    static const MicroKernel<float> k = with_blocks(isa_kernel_f32());
-    return k;
+    static const MicroKernel<float> *const k = [] {
+        if (core::config().cpu_mc == 0) return &isa_kernel_f32();
+        static const MicroKernel<float> blocked = with_blocks(isa_kernel_f32());
+        return &blocked;
+    }();
+    return *k;
 }
 
 template <> const MicroKernel<double> &active_kernel<double>() {
-    if (core::config().cpu_mc == 0) return isa_kernel_f64();
-    static const MicroKernel<double> k = with_blocks(isa_kernel_f64());
-    return k;
+    static const MicroKernel<double> *const k = [] {
+        if (core::config().cpu_mc == 0) return &isa_kernel_f64();
+        static const MicroKernel<double> blocked = with_blocks(isa_kernel_f64());
+        return &blocked;
+    }();
+    return *k;
 }
 
 } // namespace tessera::cpu
