@@ -1,5 +1,6 @@
 // The AVX2 pieces of the CPU sparse kernels (compiled with -mavx2 -mfma; called only where
-// cpu::active_isa() is avx2): DIA rows, every diagonal summed in registers, and DIA runs.
+// cpu::active_isa() is avx2): CSR row segments (the scalar loop with fused multiply-adds), DIA
+// rows, every diagonal summed in registers, and DIA runs.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -88,6 +89,26 @@ TSR_DIA_ROWS_AVX2(BetaMode::zero, double)
 TSR_DIA_ROWS_AVX2(BetaMode::one, double)
 TSR_DIA_ROWS_AVX2(BetaMode::scale, double)
 #undef TSR_DIA_ROWS_AVX2
+
+template <BetaMode B, typename V, typename I>
+void csr_segment_avx2(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
+                      V *carry) {
+    csr_segment_rows<B, V, I>(a, s, v, carry);
+}
+
+#define TSR_CSR_SEGMENT_AVX2(B, V, I)                                                              \
+    template void csr_segment_avx2<B, V, I>(const sparse::Csr<V, I> &, const CsrSegment &,         \
+                                            const SpmvVectors<V> &, V *);
+#define TSR_CSR_SEGMENT_AVX2_ALL(V, I)                                                             \
+    TSR_CSR_SEGMENT_AVX2(BetaMode::zero, V, I)                                                     \
+    TSR_CSR_SEGMENT_AVX2(BetaMode::one, V, I)                                                      \
+    TSR_CSR_SEGMENT_AVX2(BetaMode::scale, V, I)
+TSR_CSR_SEGMENT_AVX2_ALL(float, int32_t)
+TSR_CSR_SEGMENT_AVX2_ALL(float, int64_t)
+TSR_CSR_SEGMENT_AVX2_ALL(double, int32_t)
+TSR_CSR_SEGMENT_AVX2_ALL(double, int64_t)
+#undef TSR_CSR_SEGMENT_AVX2_ALL
+#undef TSR_CSR_SEGMENT_AVX2
 
 } // namespace tessera::cpu
 #endif // __x86_64__

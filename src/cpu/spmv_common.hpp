@@ -62,11 +62,13 @@ inline void prefetch_ahead(const V *val, const I *col, int64_t at, int64_t limit
     }
 }
 
-// One CSR row's sum over the entries [j, end), j left at end: rows of at most two entries
-// directly (setting up and adding four accumulators costs more than such a row), longer ones
-// with four accumulators so that they do not wait on one chain of additions, prefetching the
+// One CSR row's sum over the entries [j, end), j left at end. Rows of at most two entries
+// directly; rows of fewer than kLongRowEntries in a plain loop with two accumulators (the
+// setup, the tail and the final additions of more cost more than such a row); longer rows
+// with four accumulators, so that they do not wait on one chain of additions, prefetching the
 // value and index streams ahead. Forced inline: it runs once per row, and left to the
 // compiler's choice the short rows of small matrices ran measurably slower.
+inline constexpr int64_t kLongRowEntries = 16;
 template <typename V, typename I>
 [[gnu::always_inline]] inline V csr_row_sum(const V *val, const I *col, const V *x, int64_t &j,
                                             int64_t end, int64_t nnz) {
@@ -76,6 +78,15 @@ template <typename V, typename I>
         if (j + 1 < end) sum += val[j + 1] * x[col[j + 1]];
         j = end;
         return sum;
+    }
+    if (end - j < kLongRowEntries) {
+        V s0 = 0, s1 = 0;
+        for (; j + 2 <= end; j += 2) {
+            s0 += val[j] * x[col[j]];
+            s1 += val[j + 1] * x[col[j + 1]];
+        }
+        if (j < end) s0 += val[j] * x[col[j]], j = end;
+        return s0 + s1;
     }
     V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     prefetch_ahead(val, col, j, nnz);

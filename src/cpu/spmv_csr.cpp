@@ -1,6 +1,7 @@
 // CSR y = alpha·A·x + beta·y: the merge path splits rows + nonzeros evenly over the threads
 // (a long row is shared, its pieces added after the join), each thread runs a row kernel
-// over its segment: scalar, or AVX-512 gathers for long rows where the CPU has them.
+// over its segment: scalar (built for AVX2 and FMA where the CPU has them), or AVX-512
+// gathers for long rows where the CPU has them.
 #include <omp.h>
 
 #include <vector>
@@ -14,25 +15,10 @@ namespace tessera::cpu {
 
 namespace {
 
-// Rows [row_begin, row_end) complete, starting at nonzero nz_begin (the first row may have
-// begun in the previous segment); the entries [.., nz_end) of row row_end are returned in
-// *carry. Each row's sum as csr_row_sum works it out.
 template <BetaMode B, typename V, typename I>
 void csr_segment_scalar(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
                         V *carry) {
-    const I *rp = a.row_ptr.data();
-    const I *col = a.col.data();
-    const V *val = a.val.data();
-    const V *x = v.x;
-    const int64_t nnz = a.nnz();
-    int64_t j = s.nz_begin;
-    for (int64_t i = s.row_begin; i < s.row_end; ++i) {
-        const int64_t end = rp[i + 1];
-        store<B>(v.y, i, v.alpha, csr_row_sum(val, col, x, j, end, nnz), v.beta);
-    }
-    V c = 0;
-    for (; j < s.nz_end; ++j) c += val[j] * x[col[j]];
-    *carry = c;
+    csr_segment_rows<B, V, I>(a, s, v, carry);
 }
 
 template <typename V, typename I>
@@ -45,6 +31,7 @@ template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(SpmvKe
         if (kernel == SpmvKernel::simd_rows) return csr_segment_avx512<B, true, V, I>;
         return csr_segment_avx512<B, false, V, I>;
     }
+    if (active_isa() == Isa::avx2) return csr_segment_avx2<B, V, I>;
 #endif
     (void)kernel;
     return csr_segment_scalar<B, V, I>;

@@ -1,7 +1,7 @@
 // The AVX-512 pieces of the CPU sparse kernels (spmv_avx512.cpp, compiled for AVX-512F only):
 // CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs and rows;
-// and DIA rows with AVX2 (spmv_avx2.cpp). Callers use each only where cpu::active_isa() is its
-// ISA.
+// and CSR row segments and DIA rows with AVX2 and FMA (spmv_avx2.cpp). Callers use each only
+// where cpu::active_isa() is its ISA.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,34 @@
 
 namespace tessera::cpu {
 
+// Rows [row_begin, row_end) of a CSR segment complete, starting at nonzero nz_begin (the first
+// row may have begun in the previous segment); the entries [.., nz_end) of row row_end are
+// returned in *carry. Each row's sum as csr_row_sum works it out. Forced inline into each
+// ISA's wrapper (csr_segment_scalar, csr_segment_avx2), which then runs its own ISA's code.
+template <BetaMode B, typename V, typename I>
+[[gnu::always_inline]] inline void csr_segment_rows(const sparse::Csr<V, I> &a, const CsrSegment &s,
+                                                    const SpmvVectors<V> &v, V *carry) {
+    const I *rp = a.row_ptr.data();
+    const I *col = a.col.data();
+    const V *val = a.val.data();
+    const V *x = v.x;
+    const int64_t nnz = a.nnz();
+    int64_t j = s.nz_begin;
+    for (int64_t i = s.row_begin; i < s.row_end; ++i) {
+        const int64_t end = rp[i + 1];
+        store<B>(v.y, i, v.alpha, csr_row_sum(val, col, x, j, end, nnz), v.beta);
+    }
+    V c = 0;
+    for (; j < s.nz_end; ++j) c += val[j] * x[col[j]];
+    *carry = c;
+}
+
 #if defined(__x86_64__)
+// csr_segment_rows compiled for AVX2 and FMA (the scalar loop with fused multiply-adds).
+template <BetaMode B, typename V, typename I>
+void csr_segment_avx2(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
+                      V *carry);
+
 // As csr_segment_scalar; with VectorRows, rows of 8 or more entries use gathers.
 template <BetaMode B, bool VectorRows, typename V, typename I>
 void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const SpmvVectors<V> &v,
