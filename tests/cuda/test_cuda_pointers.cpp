@@ -71,6 +71,18 @@ TEST_F(CudaPointers, DeviceOperandsEveryOpAndLayout) {
                 }
 }
 
+// Operands in pageable host memory of many staging chunks (8 MiB a pinned half), the last one
+// part full, with padded leading dimensions: A of 134 MiB sent up, then C of 134 MiB up
+// (beta != 0) and back, and a row-major float C of 134 MiB written whole (beta = 0).
+TEST_F(CudaPointers, LargePageableOperandsInChunks) {
+    GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 4099, 70, 4100, 1.0, 0.5};
+    ASSERT_TRUE(run_placed<double>(handle_, c, 0, 2));
+    c = {TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 4099, 4100, 16, -1.0, 0.25};
+    ASSERT_TRUE(run_placed<double>(handle_, c, 0, 1));
+    c = {TSR_ROW_MAJOR, TSR_OP_N, TSR_OP_T, 4101, 8195, 8, 0.5, 0.0};
+    ASSERT_TRUE(run_placed<float>(handle_, c, 0, 3));
+}
+
 TEST_F(CudaPointers, MixedHostAndDevice) {
     for (int placed = 0; placed < 8; ++placed) {
         GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 131, 67, 45, 1.5, 0.25};
