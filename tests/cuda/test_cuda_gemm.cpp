@@ -169,24 +169,27 @@ template <typename T> struct ExactOperands {
     }
 };
 
-// The products the fringe rule (cuda/gemm.cu, fringe_split) makes of an m×n product on bm×bn
-// tiles with `places` blocks at once: a last row (else column) of tiles at most a quarter full
-// runs on its own where the rest then takes fewer waves of places than the whole grid.
-std::vector<std::string> fringe_parts(int64_t m, int64_t n, int64_t bm, int64_t bn,
-                                      int64_t places) {
-    auto waves = [places](int64_t tiles) { return (tiles + places - 1) / places; };
+// The products the fringe rule (cuda/gemm.cu, fringe_split; TESSERA_CUDA_FRINGE) makes of an
+// m×n product on bm×bn tiles with `places` blocks at once: a last row (else column) of tiles at
+// most a quarter full runs on its own where the rest then takes fewer waves of places than the
+// whole grid (auto), wherever the grid fills a wave (split), or never (off).
+std::vector<std::string> fringe_parts(int64_t m, int64_t n, int64_t bm, int64_t bn, int64_t places,
+                                      const std::string &rule) {
+    auto saves = [&](int64_t rest, int64_t whole) {
+        return rule == "split" || (rest + places - 1) / places < (whole + places - 1) / places;
+    };
     auto part = [](int64_t r, int64_t c) {
         return "m=" + std::to_string(r) + " n=" + std::to_string(c) + " ";
     };
     const int64_t tm = (m + bm - 1) / bm, tn = (n + bn - 1) / bn, rm = m % bm, rn = n % bn;
     std::vector<std::string> parts;
-    if (tm * tn >= places && m > bm && rm > 0 && 4 * rm <= bm &&
-        waves((tm - 1) * tn) < waves(tm * tn)) {
-        parts = fringe_parts(m - rm, n, bm, bn, places);
+    if (rule != "off" && tm * tn >= places && m > bm && rm > 0 && 4 * rm <= bm &&
+        saves((tm - 1) * tn, tm * tn)) {
+        parts = fringe_parts(m - rm, n, bm, bn, places, rule);
         parts.push_back(part(rm, n));
-    } else if (tm * tn >= places && n > bn && rn > 0 && 4 * rn <= bn &&
-               waves(tm * (tn - 1)) < waves(tm * tn)) {
-        parts = fringe_parts(m, n - rn, bm, bn, places);
+    } else if (rule != "off" && tm * tn >= places && n > bn && rn > 0 && 4 * rn <= bn &&
+               saves(tm * (tn - 1), tm * tn)) {
+        parts = fringe_parts(m, n - rn, bm, bn, places, rule);
         parts.push_back(part(m, rn));
     } else {
         parts.push_back(part(m, n));
@@ -195,46 +198,63 @@ std::vector<std::string> fringe_parts(int64_t m, int64_t n, int64_t bm, int64_t 
 }
 
 // A last row or column of tiles nearly empty (4097² sgemm on 256×128 tiles, 1409² dgemm on
-// 128×128, one block per multiprocessor) runs as a product of its own after the full tiles
-// where that saves a wave: device operands, small integers (every sum exact), C poisoned beyond
-// the matrix, beta != 0; with TESSERA_VERBOSE=1 and the automatic kernels (CTest:
-// cuda_gemm_fringe) the log names the products fringe_parts expects, two or more.
+// 128×128, one block per multiprocessor; 5121×3713 sgemm, whose fringes save no wave on 132
+// multiprocessors) runs as a product of its own after the full tiles where the rule says so:
+// device operands, small integers (every sum exact), C poisoned beyond the matrix, beta != 0;
+// with TESSERA_VERBOSE=1 and the automatic kernels (CTest: cuda_gemm_fringe, and
+// cuda_gemm_fringe_split and _off under TESSERA_CUDA_FRINGE) the log names the products
+// fringe_parts expects under the rule in force. Returns how many products ran (0 without the
+// log).
 template <typename T>
-void fringe_case(tsr_handle h, int64_t n, const std::string &main_tile, int64_t bm, int64_t bn) {
-    const int64_t k = 8, ldc = n + 3;
-    SmallInts g{uint32_t(test_rng("/" + std::to_string(n))())};
-    const ExactOperands<T> ops(g, size_t(n * k), size_t(k * n), n, n, ldc);
+size_t fringe_case(tsr_handle h, int64_t m, int64_t n, const std::string &main_tile, int64_t bm,
+                   int64_t bn) {
+    const int64_t k = 8, ldc = m + 3;
+    SmallInts g{uint32_t(test_rng("/" + std::to_string(m) + "x" + std::to_string(n))())};
+    const ExactOperands<T> ops(g, size_t(m * k), size_t(k * n), m, n, ldc);
     const std::vector<T> &a = ops.a, &b = ops.b, &c0 = ops.c0;
     const bool verbose = env_is("TESSERA_VERBOSE", "1");
     if (verbose) ::testing::internal::CaptureStderr();
     std::vector<T> c;
-    ASSERT_TRUE(ops.run(h, TSR_OP_N, TSR_OP_T, n, n, k, T(1), n, n, T(0.5), ldc, c));
+    const bool ran = ops.run(h, TSR_OP_N, TSR_OP_T, m, n, k, T(1), m, n, T(0.5), ldc, c);
+    const std::string log = verbose ? ::testing::internal::GetCapturedStderr() : "";
+    EXPECT_TRUE(ran);
+    if (!ran) return 0;
     int64_t bad = 0;
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < ldc; ++i) {
             const size_t at = size_t(i + j * ldc);
-            if (i >= n) { // padding: still the poison
+            if (i >= m) { // padding: still the poison
                 bad += !std::isnan(c[at]);
                 continue;
             }
             T want = T(0.5) * c0[at];
-            for (int64_t l = 0; l < k; ++l) want += a[size_t(i + l * n)] * b[size_t(j + l * n)];
+            for (int64_t l = 0; l < k; ++l) want += a[size_t(i + l * m)] * b[size_t(j + l * n)];
             if (c[at] != want && bad++ < 5)
                 ADD_FAILURE() << "C(" << i << "," << j << ") = " << c[at] << ", want " << want;
         }
-    EXPECT_EQ(bad, 0) << "wrong or written elements, n = " << n;
-    if (!verbose) return;
-    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(bad, 0) << "wrong or written elements, " << m << "x" << n;
+    if (!verbose) return 0;
     const char r = sizeof(T) == 4 ? 's' : 'd';
     int sms = 0;
-    ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-    const std::vector<std::string> parts = fringe_parts(n, n, bm, bn, sms);
-    EXPECT_GE(parts.size(), 2u) << "n = " << n << " on " << sms << " multiprocessors splits none";
+    EXPECT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+    const char *env = std::getenv("TESSERA_CUDA_FRINGE");
+    const std::string rule = env ? env : "auto";
+    const std::vector<std::string> parts = fringe_parts(m, n, bm, bn, sms, rule);
+    const std::string product = std::string(" for ") + r + "gemm NT ";
+    size_t logged = 0;
+    for (size_t at = log.find(product); at != std::string::npos; at = log.find(product, at + 1))
+        ++logged;
+    EXPECT_EQ(logged, parts.size()) << "products under TESSERA_CUDA_FRINGE=" << rule << " in:\n"
+                                    << log;
     for (const std::string &part : parts)
-        EXPECT_NE(log.find(std::string(" for ") + r + "gemm NT " + part), std::string::npos)
-            << part << " in:\n"
+        EXPECT_NE(log.find(product + part), std::string::npos)
+            << part << " under TESSERA_CUDA_FRINGE=" << rule << " in:\n"
             << log;
-    EXPECT_NE(log.find("tessera: cuda kernel " + main_tile), std::string::npos) << log;
+    // Under split the rest of a product split twice may choose a smaller tile of its own.
+    if (rule != "split")
+        EXPECT_NE(log.find("tessera: cuda kernel " + main_tile + product), std::string::npos)
+            << log;
+    return parts.size();
 }
 
 TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
@@ -247,8 +267,15 @@ TEST(CudaGemmFringe, RunsAsItsOwnProduct) {
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
     ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
-    fringe_case<float>(h, 4097, "simt-f32-256x128", 256, 128);
-    fringe_case<double>(h, 1409, "dmma-f64-128x128", 128, 128); // k = 8: the short-k tile
+    const char *env = std::getenv("TESSERA_CUDA_FRINGE");
+    const bool automatic = !env || std::string(env) == "auto";
+    const size_t f32 = fringe_case<float>(h, 4097, 4097, "simt-f32-256x128", 256, 128);
+    const size_t f64 = fringe_case<double>(h, 1409, 1409, "dmma-f64-128x128", 128, 128); // k = 8
+    fringe_case<float>(h, 5121, 3713, "simt-f32-256x128", 256, 128);
+    if (env_is("TESSERA_VERBOSE", "1") && automatic) {
+        EXPECT_GE(f32, 2u) << "4097² on this device's multiprocessors splits none";
+        EXPECT_GE(f64, 2u) << "1409² on this device's multiprocessors splits none";
+    }
     tsr_destroy(h);
 }
 
