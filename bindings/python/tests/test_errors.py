@@ -72,8 +72,11 @@ def test_misaligned_operands_are_copied_not_passed(rng, dtype):
     a = _misaligned(a_vals, dtype).reshape(2, 3)
     b = _misaligned(b_vals, dtype).reshape(3, 2)
     c = tessera.gemm(a, b)
-    want = a_vals.reshape(2, 3) @ b_vals.reshape(3, 2)
-    np.testing.assert_allclose(c, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    # The reference from the values as stored (rounded to dtype); the tolerance scaled by
+    # |a|·|b|, so that a sum that cancels is held to the error its terms allow.
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(c, a64 @ b64, rtol=tol, atol=tol * np.max(np.abs(a64) @ np.abs(b64)))
     c_bad = _misaligned(np.zeros(4), dtype).reshape(2, 2)
     with pytest.raises(ValueError, match="aligned"):
         tessera.gemm(a, b, c_bad)
@@ -82,17 +85,24 @@ def test_misaligned_operands_are_copied_not_passed(rng, dtype):
 @needs_sparse
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_misaligned_vectors_and_arrays_in_sparse_calls(rng, dtype):
-    vals = rng.standard_normal(3)
+    # References from the values as stored (rounded to dtype); tolerances scaled by |A|·|x|, so
+    # that a row whose two products cancel is held to the error its terms allow.
+    vals = rng.standard_normal(3).astype(dtype).astype(np.float64)
     A = tessera.SparseMatrix.from_coo(_misaligned([0, 1, 1], np.int64), _misaligned([0, 0, 1], np.int64),
                                       _misaligned(vals, dtype), (2, 2))
     dense = np.array([[vals[0], 0.0], [vals[1], vals[2]]])
-    x_vals = rng.standard_normal(2)
+    x_vals = rng.standard_normal(2).astype(dtype).astype(np.float64)
     x = _misaligned(x_vals, dtype)
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(A @ x, dense @ x_vals, rtol=tol)
-    np.testing.assert_allclose(tessera.spmv(1.0, A, x), dense @ x_vals, rtol=tol)
+
+    def close(got, want, scale):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.max(scale))
+
+    close(A @ x, dense @ x_vals, np.abs(dense) @ np.abs(x_vals))
+    close(tessera.spmv(1.0, A, x), dense @ x_vals, np.abs(dense) @ np.abs(x_vals))
     X = _misaligned(rng.standard_normal(4), dtype).reshape(2, 2)
-    np.testing.assert_allclose(A @ X, dense @ X.astype(np.float64), rtol=tol)
+    X64 = X.astype(np.float64)
+    close(A @ X, dense @ X64, np.abs(dense) @ np.abs(X64))
     with pytest.raises(ValueError, match="aligned"):
         tessera.spmv(1.0, A, x, 0.0, _misaligned([0.0, 0.0], dtype))
 
