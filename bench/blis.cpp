@@ -13,6 +13,8 @@
 #include <cstring>
 #include <vector>
 
+#include "machine_info.hpp"
+
 namespace tessera::bench {
 namespace {
 
@@ -88,8 +90,9 @@ template <std::size_t N> bool listed(const char *const (&names)[N], const std::s
 const char *choose_blis_arch() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    if (!isa_narrowed_to_avx2() && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq"))
         return "skx";
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "haswell";
 #endif
@@ -183,7 +186,9 @@ std::unique_ptr<Blis> Blis::load(const std::string &path, int threads, std::stri
             wanted &&
             ((std::strcmp(wanted, "skx") == 0 && listed(kWeakerThanSkx, own_name)) ||
              (std::strcmp(wanted, "haswell") == 0 && listed(kWeakerThanHaswell, own_name)));
-        if (own >= 0 && weaker && wanted_id >= 0) {
+        // With Tessera narrowed to AVX2, BLIS's AVX-512 choice is narrowed too.
+        const bool wider = wanted && isa_narrowed_to_avx2() && own_name == "skx";
+        if (own >= 0 && (weaker || wider) && wanted_id >= 0) {
             if (probe_arch(api, wanted_id) == wanted_id) {
                 setenv("BLIS_ARCH_TYPE", std::to_string(wanted_id).c_str(), 1);
                 lib->arch_origin_ =

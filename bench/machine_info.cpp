@@ -2,9 +2,11 @@
 // uname, the CPU's feature bits and the clock.
 #include "machine_info.hpp"
 
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 
@@ -66,6 +68,11 @@ MachineInfo probe_machine() {
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
     info.date_utc = date;
     return info;
+}
+
+bool isa_narrowed_to_avx2() {
+    const char *isa = std::getenv("TESSERA_CPU_ISA");
+    return isa && strcasecmp(isa, "avx2") == 0;
 }
 
 } // namespace tessera::bench

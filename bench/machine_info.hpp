@@ -18,4 +18,9 @@ struct MachineInfo {
 
 MachineInfo probe_machine();
 
+// Whether TESSERA_CPU_ISA=avx2 narrows Tessera's kernels to AVX2: the anchors then run their
+// AVX2 code too (OpenBLAS Haswell, BLIS haswell, libxsmm hsw), so that each of Tessera's ISA
+// paths is timed against its like on an AVX-512 machine.
+bool isa_narrowed_to_avx2();
+
 } // namespace tessera::bench

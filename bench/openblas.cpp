@@ -8,6 +8,8 @@
 #include <strings.h>
 #include <vector>
 
+#include "machine_info.hpp"
+
 namespace tessera::bench {
 namespace {
 
@@ -23,8 +25,9 @@ template <class F> F symbol(void *library, const char *name) {
 const char *choose_coretype() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    if (!isa_narrowed_to_avx2() && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq"))
         return "SkylakeX";
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
 #endif

@@ -60,7 +60,8 @@ private:
 };
 
 // The OpenBLAS core type that fits this CPU best among those Debian's 0.3.21 knows:
-// "SkylakeX" with AVX-512 F/VL/BW/DQ, "Haswell" with AVX2 and FMA, nullptr otherwise.
+// "SkylakeX" with AVX-512 F/VL/BW/DQ, "Haswell" with AVX2 and FMA, nullptr otherwise; no
+// wider than "Haswell" where TESSERA_CPU_ISA=avx2 narrows Tessera's own kernels.
 const char *choose_coretype();
 
 } // namespace tessera::bench

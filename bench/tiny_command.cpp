@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include <tessera/tessera.h>
 
 #include "json_output.hpp"
+#include "machine_info.hpp"
 #include "openblas.hpp"
 #include "progress.hpp"
 #include "options.hpp"
@@ -169,6 +171,8 @@ int run_tiny_command(ArgCursor &args) {
     std::ostream &log = json_path == "-" ? std::cerr : std::cout;
     print_session(log, session);
 #ifdef TESSERA_BENCH_HAVE_LIBXSMM
+    // As for OpenBLAS (choose_coretype): Tessera's AVX2 path against libxsmm's AVX2 code.
+    if (isa_narrowed_to_avx2()) setenv("LIBXSMM_TARGET", "hsw", 0);
     libxsmm_init();
     log << "libxsmm: " << LIBXSMM_VERSION << " (linked statically), target "
         << libxsmm_get_target_arch() << "\n";
