@@ -25,6 +25,8 @@ struct tsr_gemm_plan_s {
     // (cpu::planned_direct), else nullptr; the one of the plan's dtype is set.
     tessera::core::HostDirectFn<float> direct_f32;
     tessera::core::HostDirectFn<double> direct_f64;
+    // The strides at which that kernel reads op(B): element (l, j) at l·b_rs + j·b_cs.
+    int64_t b_rs, b_cs;
 };
 
 namespace tessera::api {
@@ -49,6 +51,18 @@ bool strided_fits(int64_t count, int64_t stride, int64_t extent, size_t elem_siz
 template <typename T> core::HostDirectFn<T> direct_of(const tsr_gemm_plan_s &p) {
     if constexpr (sizeof(T) == 4) return p.direct_f32;
     else return p.direct_f64;
+}
+
+// A product the plan's kernel may run now (core::direct_allowed), straight to it: no descriptor
+// made, no dispatch. False: nothing done, run_one's way.
+template <typename T>
+bool run_quick(const tsr_gemm_plan_s &p, double alpha, const void *A, const void *B, double beta,
+               void *C) {
+    const core::HostDirectFn<T> f = direct_of<T>(p);
+    if (!f || alpha == 0 || !A || !B || !C || !core::direct_allowed(p.handle)) return false;
+    f(p.m, p.n, p.k, T(alpha), static_cast<const T *>(p.swap ? B : A), p.lda,
+      static_cast<const T *>(p.swap ? A : B), p.b_rs, p.b_cs, T(beta), static_cast<T *>(C), p.ldc);
+    return true;
 }
 
 template <typename T>
@@ -139,6 +153,8 @@ TSR_API tsr_status tsr_gemm_plan_create(tsr_handle handle, tsr_gemm_plan *plan, 
         p->ldb = row ? lda : ldb;
         p->ldc = ldc;
         p->trace = {routine, layout, la, lb, m, n, k};
+        p->b_rs = p->trans_b ? p->ldb : 1;
+        p->b_cs = p->trans_b ? 1 : p->ldb;
         // The extents in storage order: a row-major matrix of r rows is stored as r "columns".
         const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
         p->extent_a = row ? extent(ac, ar, lda) : extent(ar, ac, lda);
@@ -172,6 +188,9 @@ TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const
         const char *name = "tsr_gemm_plan_execute";
         if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
         const tsr_gemm_plan_s &p = *plan;
+        if (p.dtype == TSR_F32 ? run_quick<float>(p, alpha, A, B, beta, C)
+                               : run_quick<double>(p, alpha, A, B, beta, C))
+            return TSR_SUCCESS;
         const bool reads_ab = p.m > 0 && p.n > 0 && p.k > 0 && alpha != 0;
         if ((reads_ab && (!A || !B)) || (p.m > 0 && p.n > 0 && !C))
             return fail(TSR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name,

@@ -68,9 +68,15 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
     return status;
 }
 
+bool direct_allowed(const tsr_context *ctx) {
+    if (!ctx) ctx = default_context();
+    return ctx && (ctx->backend == TSR_BACKEND_CPU || ctx->backend == TSR_BACKEND_AUTO) &&
+           !config().verbose && !cuda_driver_loaded();
+}
+
 template <typename T>
-tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
-                        HostDirectFn<T> direct) {
+tsr_status gemm_planned_rest(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
+                             HostDirectFn<T> direct) {
     if (!ctx) ctx = default_context();
     if (!ctx)
         return fail(TSR_ERR_OUT_OF_MEMORY, "%s: cannot create the default handle", trace.routine);
@@ -99,10 +105,10 @@ tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTra
     return entry<T>(*table)(&exec, &args);
 }
 
-template tsr_status gemm_planned<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &,
-                                        HostDirectFn<float>);
-template tsr_status gemm_planned<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &,
-                                         HostDirectFn<double>);
+template tsr_status gemm_planned_rest<float>(tsr_context *, const GemmArgs<float> &,
+                                             const GemmTrace &, HostDirectFn<float>);
+template tsr_status gemm_planned_rest<double>(tsr_context *, const GemmArgs<double> &,
+                                              const GemmTrace &, HostDirectFn<double>);
 template tsr_status gemm<float>(tsr_context *, const GemmArgs<float> &, const GemmTrace &);
 template tsr_status gemm<double>(tsr_context *, const GemmArgs<double> &, const GemmTrace &);
 

@@ -25,14 +25,34 @@ template <typename T>
 using HostDirectFn = void (*)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
                               const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc);
 
-// The same for a gemm plan's execution: where the call can only run on a host backend (the
-// handle's backend is cpu or reference, or auto on a product too small for auto to ask the
-// CUDA plugin; and no CUDA driver is loaded, so no operand can be device memory), straight to
-// that backend; else, and with the call log on, as gemm(). `direct` (or nullptr) is the kernel
-// the CPU backend runs this product on, on one thread, as cpu::planned_direct found when the
-// plan was made: on the CPU backend the call goes straight to it.
+// The same for a gemm plan's execution, and for a tsr_?gemm call the CPU would run unpacked on
+// one thread: where the call can only run on a host backend (the handle's backend is cpu or
+// reference, or auto on a product too small for auto to ask the CUDA plugin; and no CUDA driver
+// is loaded, so no operand can be device memory), straight to that backend; else, and with the
+// call log on, as gemm(). `direct` (or nullptr) is the kernel the CPU backend runs this product
+// on, on one thread, as cpu::planned_direct found it: on the CPU backend the call goes straight
+// to it. gemm_planned, inline, takes that way where direct_allowed says so; the rest is
+// gemm_planned_rest, out of line.
 template <typename T>
-tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
-                        HostDirectFn<T> direct);
+tsr_status gemm_planned_rest(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
+                             HostDirectFn<T> direct);
+
+// Whether a product that cpu::planned_direct gave a kernel may run on it, now, on `ctx`: its
+// backend is cpu, or auto (such a product is always below the size at which auto asks the CUDA
+// plugin), the call log is off and no CUDA driver is loaded.
+bool direct_allowed(const tsr_context *ctx);
+
+template <typename T>
+inline tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
+                               HostDirectFn<T> direct) {
+    // planned_direct gives a kernel only for m, n, k > 0; alpha = 0 reads neither A nor B.
+    if (direct && args.alpha != T(0) && direct_allowed(ctx)) {
+        direct(args.m, args.n, args.k, args.alpha, args.A, args.lda, args.B,
+               args.trans_b ? args.ldb : 1, args.trans_b ? 1 : args.ldb, args.beta, args.C,
+               args.ldc);
+        return TSR_SUCCESS;
+    }
+    return gemm_planned_rest(ctx, args, trace, direct);
+}
 
 } // namespace tessera::core

@@ -226,7 +226,8 @@ template <typename T> core::HostDirectFn<T> planned_direct(const core::GemmArgs<
     if (g.trans_a || g.m <= 0 || g.n <= 0 || g.k <= 0) return nullptr;
     if (useful_threads(std::numeric_limits<int>::max(), g.m, g.n, g.k) > 1) return nullptr;
     const MicroKernel<T> &uk = active_kernel<T>();
-    return prefer_direct(uk, g) ? uk.direct : nullptr;
+    if (!prefer_direct(uk, g)) return nullptr;
+    return uk.direct_for ? uk.direct_for(g.m, g.n, g.k) : uk.direct;
 }
 
 template core::HostDirectFn<float> planned_direct<float>(const core::GemmArgs<float> &);

@@ -54,10 +54,11 @@ TEST(GemmPlan, SingleProductsFloat) { check_single<float>(nullptr); }
 TEST(GemmPlan, SingleProductsDouble) { check_single<double>(nullptr); }
 
 // The products small enough that a plan on the CPU calls the unpacked kernel itself: every
-// row count up to two vectors and past (each partial store), every column count of a tile and
-// past, beta 0 and not; the plan's C bit for bit the one tsr_?gemm writes on the same handle,
-// both checked against the oracle with the padding untouched. Then the handle moved to the
-// reference backend after the plan was made: the plan follows it.
+// row count up to a vector and row counts up to two vectors of every ISA and past (each partial
+// store), every column count of a tile and past, k past the one-tile kernels', beta 0 and not; the
+// plan's C bit for bit the one tsr_?gemm writes on the same handle, both checked against the oracle
+// with the padding untouched. Then the handle moved to the reference backend after the plan was
+// made: the plan follows it.
 template <typename T> void check_tiny_plans() {
     tsr_handle h = nullptr;
     ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
@@ -65,9 +66,9 @@ template <typename T> void check_tiny_plans() {
     auto rng = behaviour::rng_for(behaviour::test_label());
     for (tsr_backend backend : {TSR_BACKEND_CPU, TSR_BACKEND_REFERENCE})
         for (tsr_op tb : {TSR_OP_N, TSR_OP_T})
-            for (int64_t m = 1; m <= 19; m += (m < 9 ? 1 : 5))
-                for (int64_t n = 1; n <= 14; n += (n < 7 ? 1 : 6))
-                    for (int64_t k : {1, 5})
+            for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 19, 24, 32, 33})
+                for (int64_t n = 1; n <= 13; ++n)
+                    for (int64_t k : {1, 5, 257})
                         for (T beta : {T(0), T(-0.5)}) {
                             auto p = Problem<T>::make(rng, TSR_COL_MAJOR, TSR_OP_N, tb, m, n, k,
                                                       T(1.25), beta, 2);

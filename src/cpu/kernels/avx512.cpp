@@ -44,6 +44,14 @@ void direct(int64_t m, int64_t n, int64_t k, typename Z::T alpha, const typename
     DirectGemm<Z, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
 }
 
+// direct's kernel for one shape (DirectGemm::pick of the tiles direct would run).
+template <typename Z, typename Y, int NR>
+DirectGemmFn<typename Z::T> direct_for(int64_t m, int64_t n, int64_t k) {
+    if (m <= Y::lanes) return DirectGemm<Y, NR>::pick(m, n, k);
+    const DirectGemmFn<typename Z::T> f = DirectGemm<Z, NR>::pick(m, n, k);
+    return f == &DirectGemm<Z, NR>::run ? &direct<Z, Y, NR> : f;
+}
+
 // The register tile: 4 vectors by 6 columns (24 accumulators), and the block sizes around it.
 constexpr int kVectors = 4, kColumns = 6;
 constexpr Blocking kFloatBlocks{.mr = 64,
@@ -73,6 +81,7 @@ const MicroKernel<float> &avx512_kernel_f32() {
                                       register_tile_kernel<Avx512F32, kVectors, kColumns>,
                                       kFloatBlocks,
                                       direct<Avx512F32, Avx512F32Y, 12>,
+                                      direct_for<Avx512F32, Avx512F32Y, 12>,
                                       register_tile_kernel_multi<Avx512F32, kVectors, kColumns>,
                                       block_sum<Avx512F32>,
                                       pack_a_transposed<float>,
@@ -85,6 +94,7 @@ const MicroKernel<double> &avx512_kernel_f64() {
                                        register_tile_kernel<Avx512F64, kVectors, kColumns>,
                                        kDoubleBlocks,
                                        direct<Avx512F64, Avx512F64Y, 12>,
+                                       direct_for<Avx512F64, Avx512F64Y, 12>,
                                        register_tile_kernel_multi<Avx512F64, kVectors, kColumns>,
                                        block_sum<Avx512F64>,
                                        pack_a_transposed<double>,

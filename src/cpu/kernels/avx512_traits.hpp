@@ -19,6 +19,7 @@ struct Avx512F32 {
     static Vec set1(T x) { return _mm512_set1_ps(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+    static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
     using Mask = __mmask16;
     static Mask mask(int n) { return Mask((1u << n) - 1u); }
     static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
@@ -42,6 +43,7 @@ struct Avx512F64 {
     static Vec set1(T x) { return _mm512_set1_pd(x); }
     static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
     static Vec mul(Vec a, Vec b) { return _mm512_mul_pd(a, b); }
+    static Vec add(Vec a, Vec b) { return _mm512_add_pd(a, b); }
     using Mask = __mmask8;
     static Mask mask(int n) { return Mask((1u << n) - 1u); }
     static Vec maskload(const T *p, Mask m) { return _mm512_maskz_loadu_pd(m, p); }

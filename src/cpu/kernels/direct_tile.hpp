@@ -9,12 +9,18 @@
 #include <cstdint>
 #include <utility>
 
+#include "cpu/kernels/microkernel.hpp"
+
 namespace tessera::cpu {
 
 // One tile: rows = (MV-1)·L + last_rows, NC columns, the whole k loop in registers.
 // a: op(A) column-major (element (i, l) at a[i + l*lda]); b: element (l, j) at
-// b[l*b_rs + j*b_cs]; C column-major. beta == 0 never reads C.
-template <typename V, int MV, int NC>
+// b[l*b_rs + j*b_cs]; C column-major. beta == 0 never reads C. With Full, the last vector is
+// whole (last_rows = L): plain loads and stores, which, unlike masked stores, forward to the
+// loads of a next product on the same C. With S > 1, S sets of accumulators take the columns
+// of op(A) in turns and are summed at the end: a tile of few accumulators is otherwise held
+// by the latency of its FMA chains.
+template <typename V, int MV, int NC, bool Full = false, int S = 1>
 void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
                  const typename V::T *__restrict b, int64_t b_rs, int64_t b_cs,
                  typename V::T *__restrict c, int64_t ldc, typename V::T alpha, typename V::T beta,
@@ -22,38 +28,53 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
     using Vec = typename V::Vec;
     const typename V::Mask last = V::mask(last_rows);
     constexpr int L = V::lanes;
-    Vec acc[MV][NC];
+    Vec acc[S][MV][NC];
+#pragma GCC unroll 4
+    for (int s = 0; s < S; ++s)
 #pragma GCC unroll 64
-    for (int v = 0; v < MV; ++v)
+        for (int v = 0; v < MV; ++v)
 #pragma GCC unroll 16
-        for (int j = 0; j < NC; ++j) acc[v][j] = V::zero();
-    for (int64_t l = 0; l < k; ++l) {
+            for (int j = 0; j < NC; ++j) acc[s][v][j] = V::zero();
+    auto step = [&](int64_t l, Vec(&sum)[MV][NC]) __attribute__((always_inline)) {
         // Indexed, not stepped: a pointer advanced past the last column could leave the address
         // space (lda near INT64_MAX with k = 1), which is undefined even if never read.
         const typename V::T *al = a + l * lda;
         Vec av[MV];
 #pragma GCC unroll 4
         for (int v = 0; v + 1 < MV; ++v) av[v] = V::loadu(al + v * L);
-        av[MV - 1] = V::maskload(al + (MV - 1) * L, last);
+        if constexpr (Full) av[MV - 1] = V::loadu(al + (MV - 1) * L);
+        else av[MV - 1] = V::maskload(al + (MV - 1) * L, last);
         const typename V::T *bl = b + l * b_rs;
 #pragma GCC unroll 16
         for (int j = 0; j < NC; ++j) {
             const Vec bj = V::set1(bl[j * b_cs]);
 #pragma GCC unroll 4
-            for (int v = 0; v < MV; ++v) acc[v][j] = V::fma(av[v], bj, acc[v][j]);
+            for (int v = 0; v < MV; ++v) sum[v][j] = V::fma(av[v], bj, sum[v][j]);
         }
-    }
+    };
+    int64_t l = 0;
+    if constexpr (S > 1)
+        for (; l + S <= k; l += S)
+#pragma GCC unroll 4
+            for (int s = 0; s < S; ++s) step(l + s, acc[s]);
+    for (; l < k; ++l) step(l, acc[0]);
+#pragma GCC unroll 4
+    for (int s = 1; s < S; ++s)
+#pragma GCC unroll 64
+        for (int v = 0; v < MV; ++v)
+#pragma GCC unroll 16
+            for (int j = 0; j < NC; ++j) acc[0][v][j] = V::add(acc[0][v][j], acc[s][v][j]);
     const Vec va = V::set1(alpha);
     auto store = [&](int j, int v, Vec r) {
         typename V::T *p = c + j * ldc + v * L;
-        if (v + 1 < MV) V::storeu(p, r);
+        if (Full || v + 1 < MV) V::storeu(p, r);
         else V::maskstore(p, last, r);
     };
     if (beta == typename V::T(0)) { // C is not read
 #pragma GCC unroll 16
         for (int j = 0; j < NC; ++j)
 #pragma GCC unroll 4
-            for (int v = 0; v < MV; ++v) store(j, v, V::mul(va, acc[v][j]));
+            for (int v = 0; v < MV; ++v) store(j, v, V::mul(va, acc[0][v][j]));
         return;
     }
     // Column j + 1 of C is read before column j is written: with a leading dimension shorter
@@ -63,7 +84,7 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
     const Vec vb = V::set1(beta);
     auto load = [&](int j, int v) {
         const typename V::T *p = c + j * ldc + v * L;
-        return v + 1 < MV ? V::loadu(p) : V::maskload(p, last);
+        return Full || v + 1 < MV ? V::loadu(p) : V::maskload(p, last);
     };
     Vec cur[MV];
 #pragma GCC unroll 4
@@ -75,7 +96,7 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
 #pragma GCC unroll 4
             for (int v = 0; v < MV; ++v) next[v] = load(j + 1, v);
 #pragma GCC unroll 4
-        for (int v = 0; v < MV; ++v) store(j, v, V::fma(vb, cur[v], V::mul(va, acc[v][j])));
+        for (int v = 0; v < MV; ++v) store(j, v, V::fma(vb, cur[v], V::mul(va, acc[0][v][j])));
         if (j + 1 < NC)
 #pragma GCC unroll 4
             for (int v = 0; v < MV; ++v) cur[v] = next[v];
@@ -95,6 +116,33 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
 
     template <int MV, size_t... J> static constexpr auto row(std::index_sequence<J...>) {
         return std::array<TileFn, sizeof...(J)>{&direct_tile<V, MV, int(J) + 1>...};
+    }
+
+    // One tile of MV vectors × NC columns as a whole product (DirectGemmFn): m fills the last
+    // vector in part (all of it with Full), n is NC, k at most kChunk. Tiles of at most four
+    // accumulators take k in two halves (direct_tile's S).
+    template <int MV, int NC, bool Full>
+    static void one_tile(int64_t m, int64_t, int64_t k, T alpha, const T *a, int64_t lda,
+                         const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
+        direct_tile<V, MV, NC, Full, (MV * NC <= 4 ? 2 : 1)>(
+            k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta, int(m - int64_t(MV - 1) * V::lanes));
+    }
+    template <int MV, bool Full, size_t... J>
+    static constexpr auto whole(std::index_sequence<J...>) {
+        return std::array<DirectGemmFn<T>, sizeof...(J)>{&one_tile<MV, int(J) + 1, Full>...};
+    }
+
+    // The kernel run() would run an m×n×k product on: one tile's own where the product is one
+    // tile, else run itself.
+    static DirectGemmFn<T> pick(int64_t m, int64_t n, int64_t k) {
+        constexpr int L = V::lanes;
+        using Seq = std::make_index_sequence<NR>;
+        static constexpr auto part1 = whole<1, false>(Seq{}), part2 = whole<2, false>(Seq{});
+        static constexpr auto full1 = whole<1, true>(Seq{}), full2 = whole<2, true>(Seq{});
+        if (m < 1 || n < 1 || k < 1 || m > 2 * L || n > NR || k > kChunk) return &run;
+        const bool full = m % L == 0;
+        if (m > L) return (full ? full2 : part2)[n - 1];
+        return (full ? full1 : part1)[n - 1];
     }
 
     static void run(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda, const T *b,
@@ -117,11 +165,11 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
             const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
             const int last = int(take - int64_t(mv - 1) * L);
             const int nr = wide ? NW : NR;
-            // Full tiles, but a last tile of one or two columns (too few accumulators to cover
-            // the FMA latency) shares the columns with the one before: 8 = 4 + 4, not 6 + 2.
-            for (int64_t j0 = 0, nc = 0; j0 < n; j0 += nc) {
-                const int64_t rest = n - j0;
-                nc = rest <= nr ? rest : (rest < nr + 3 ? (rest + 1) / 2 : nr);
+            // As few tiles as the columns need, of widths as even as they go: a narrow last tile
+            // has too few accumulators to cover the FMA latency (16 = 8 + 8, not 12 + 4).
+            const int64_t tiles = (n + nr - 1) / nr;
+            for (int64_t t = 0, j0 = 0, nc = 0; t < tiles; ++t, j0 += nc) {
+                nc = n * (t + 1) / tiles - j0;
                 const TileFn f = mv == 4   ? wide4[nc - 1]
                                  : mv == 3 ? wide3[nc - 1]
                                  : mv == 2 ? narrow2[nc - 1]

@@ -57,7 +57,8 @@ const MicroKernel<float> &generic_kernel_f32() {
     static const MicroKernel<float> k{"generic",    kernel<float, kFloatBlocks.mr, kFloatBlocks.nr>,
                                       kFloatBlocks, nullptr,
                                       nullptr,      nullptr,
-                                      nullptr,      nullptr};
+                                      nullptr,      nullptr,
+                                      nullptr};
     return k;
 }
 
@@ -66,7 +67,8 @@ const MicroKernel<double> &generic_kernel_f64() {
         "generic",     kernel<double, kDoubleBlocks.mr, kDoubleBlocks.nr>,
         kDoubleBlocks, nullptr,
         nullptr,       nullptr,
-        nullptr,       nullptr};
+        nullptr,       nullptr,
+        nullptr};
     return k;
 }
 

@@ -39,6 +39,11 @@ template <typename T>
 using DirectGemmFn = void (*)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
                               const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc);
 
+// The unpacked kernel for exactly an m×n×k product: where one register tile holds all of C, that
+// tile's own code (no choice of tiles left for the call), else the whole unpacked path. A gemm
+// plan looks it up once; a tiny tsr_?gemm call once per call.
+template <typename T> using DirectPickFn = DirectGemmFn<T> (*)(int64_t m, int64_t n, int64_t k);
+
 // For Strassen's products: C_t[0:MR, 0:NR] += scale[t]·(a·b) for t < count (C_t read).
 template <typename T>
 using MultiKernelFn = void (*)(int64_t kc, const T *a, const T *b, int count, T *const *c,
@@ -63,6 +68,7 @@ template <typename T> struct MicroKernel {
     MicroKernelFn<T> run;
     Blocking blocks;
     DirectGemmFn<T> direct;           // nullptr: this ISA always packs
+    DirectPickFn<T> direct_for;       // with direct: the kernel for one shape
     MultiKernelFn<T> multi;           // nullptr: tiles go through a buffer
     BlockSumFn<T> sum;                // nullptr: the portable loop
     PackTransposedFn<T> pack_a_trans; // nullptr: the portable loop
