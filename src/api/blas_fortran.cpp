@@ -12,6 +12,9 @@ template <typename I, typename T>
 void fortran_gemm(const char *name6, const char *routine, const char *transa, const char *transb,
                   const I *m, const I *n, const I *k, const T *alpha, const T *A, const I *lda,
                   const T *B, const I *ldb, const T *beta, T *C, const I *ldc) noexcept {
+    if (gemm_tiny_quick<T>(nullptr, false, *transa, *transb, *m, *n, *k, *alpha, A, *lda, B, *ldb,
+                           *beta, C, *ldc))
+        return;
     GemmCheck c = check_gemm(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc, sizeof(T));
     if (c.info != 0) {
         report_xerbla(name6, c.info);

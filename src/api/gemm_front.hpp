@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "core/dispatch.hpp"
 #include "cpu/backend.hpp"
@@ -56,6 +57,37 @@ inline bool extent_fits(int64_t rows, int64_t cols, int64_t ld, size_t elem_size
 tsr_status check_tsr_gemm(const char *name, tsr_layout layout, tsr_op transa, tsr_op transb,
                           int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                           size_t elem_size);
+
+// The quick way of the tiniest products, for every gemm door before its checks: m, n and k
+// from 1 to kTinySide, op(A) of the column-major call (after the fold of a row-major one) not
+// transposed, op(B) a valid op, each leading dimension at least its minimum and below 2^28,
+// alpha not 0, no operand NULL. Every argument check passes under these conditions, and the
+// product goes straight to the CPU kernel that check_gemm, submit_gemm and core::gemm_planned
+// would reach (cpu::tiny_direct), where core::direct_allowed says so. False: nothing done,
+// the door's own way.
+constexpr int64_t kTinySide = 64;
+template <typename T>
+inline bool gemm_tiny_quick(tsr_context *ctx, bool row, char ta, char tb, int64_t m, int64_t n,
+                            int64_t k, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
+                            T beta, T *C, int64_t ldc) {
+    if (row) { // row-major C = op(A)op(B) is column-major C^T = op(B)^T op(A)^T
+        std::swap(ta, tb);
+        std::swap(m, n);
+        std::swap(A, B);
+        std::swap(lda, ldb);
+    }
+    if ((ta != 'N' && ta != 'n') || !op_valid(tb)) return false;
+    if (uint64_t(m - 1) >= uint64_t(kTinySide) || uint64_t(n - 1) >= uint64_t(kTinySide) ||
+        uint64_t(k - 1) >= uint64_t(kTinySide))
+        return false;
+    const bool tb_t = op_transposes(tb);
+    if (lda < m || ldb < (tb_t ? n : k) || ldc < m || ((lda | ldb | ldc) >> 28) != 0) return false;
+    if (alpha == T(0) || !A || !B || !C) return false;
+    const core::HostDirectFn<T> f = cpu::tiny_direct<T>(m, n, k);
+    if (!f || !core::direct_allowed(ctx)) return false;
+    f(m, n, k, alpha, A, lda, B, tb_t ? ldb : 1, tb_t ? 1 : ldb, beta, C, ldc);
+    return true;
+}
 
 // Folds a checked call in `layout` into a column-major one (row-major C = op(A)op(B) is
 // column-major C^T = op(B)^T op(A)^T) and dispatches it. A product the CPU would run unpacked

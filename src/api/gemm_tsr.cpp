@@ -67,6 +67,10 @@ template <typename T>
 tsr_status tsr_gemm(const char *name, tsr_handle h, tsr_layout layout, tsr_op transa, tsr_op transb,
                     int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B,
                     int64_t ldb, T beta, T *C, int64_t ldc) {
+    if ((layout == TSR_COL_MAJOR || layout == TSR_ROW_MAJOR) &&
+        gemm_tiny_quick(h, layout == TSR_ROW_MAJOR, op_letter(transa), op_letter(transb), m, n, k,
+                        alpha, A, lda, B, ldb, beta, C, ldc))
+        return TSR_SUCCESS;
     if (tsr_status s =
             check_tsr_gemm(name, layout, transa, transb, m, n, k, lda, ldb, ldc, sizeof(T));
         s != TSR_SUCCESS)

@@ -13,4 +13,8 @@ const core::BackendTable &backend();
 // not transposed): a gemm plan calls it directly. nullptr for any other product.
 template <typename T> core::HostDirectFn<T> planned_direct(const core::GemmArgs<T> &g);
 
+// planned_direct for a product of m, n, k from 1 to 64 with op(A) not transposed (one that
+// always runs unpacked on one thread), from the sizes alone.
+template <typename T> core::HostDirectFn<T> tiny_direct(int64_t m, int64_t n, int64_t k);
+
 } // namespace tessera::cpu

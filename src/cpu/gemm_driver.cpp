@@ -230,8 +230,18 @@ template <typename T> core::HostDirectFn<T> planned_direct(const core::GemmArgs<
     return uk.direct_for ? uk.direct_for(g.m, g.n, g.k) : uk.direct;
 }
 
+template <typename T> core::HostDirectFn<T> tiny_direct(int64_t m, int64_t n, int64_t k) {
+    static_assert(64.0 * 64.0 * 64.0 <= kDirectMaxVolume && 64.0 * 64.0 * 64.0 < kMinFlopsPerThread,
+                  "a product of sides up to 64 runs unpacked on one thread");
+    const MicroKernel<T> &uk = active_kernel<T>();
+    if (!uk.direct) return nullptr;
+    return uk.direct_for ? uk.direct_for(m, n, k) : uk.direct;
+}
+
 template core::HostDirectFn<float> planned_direct<float>(const core::GemmArgs<float> &);
 template core::HostDirectFn<double> planned_direct<double>(const core::GemmArgs<double> &);
+template core::HostDirectFn<float> tiny_direct<float>(int64_t, int64_t, int64_t);
+template core::HostDirectFn<double> tiny_direct<double>(int64_t, int64_t, int64_t);
 template tsr_status gemm<float>(const core::ExecContext *, const core::GemmArgs<float> *);
 template tsr_status gemm<double>(const core::ExecContext *, const core::GemmArgs<double> *);
 
