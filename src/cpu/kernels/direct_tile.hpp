@@ -165,11 +165,11 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
             const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
             const int last = int(take - int64_t(mv - 1) * L);
             const int nr = wide ? NW : NR;
-            // As few tiles as the columns need, of widths as even as they go: a narrow last tile
-            // has too few accumulators to cover the FMA latency (16 = 8 + 8, not 12 + 4).
-            const int64_t tiles = (n + nr - 1) / nr;
-            for (int64_t t = 0, j0 = 0, nc = 0; t < tiles; ++t, j0 += nc) {
-                nc = n * (t + 1) / tiles - j0;
+            // Full tiles, but a last tile of one or two columns (too few accumulators to cover
+            // the FMA latency) shares the columns with the one before: 8 = 4 + 4, not 6 + 2.
+            for (int64_t j0 = 0, nc = 0; j0 < n; j0 += nc) {
+                const int64_t rest = n - j0;
+                nc = rest <= nr ? rest : (rest < nr + 3 ? (rest + 1) / 2 : nr);
                 const TileFn f = mv == 4   ? wide4[nc - 1]
                                  : mv == 3 ? wide3[nc - 1]
                                  : mv == 2 ? narrow2[nc - 1]
