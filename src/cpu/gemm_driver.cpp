@@ -172,8 +172,13 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
     if (g.trans_a) {
         T *buf = scratch<T>(1, size_t(g.m) * size_t(g.k));
         if (!buf) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a copy of op(A)");
-        for (int64_t i = 0; i < g.m; ++i) // op(A)(i, l) = A[l + i*lda], contiguous in l
-            for (int64_t l = 0; l < g.k; ++l) buf[i + l * g.m] = g.A[l + i * g.lda];
+        // op(A)(i, l) = A[l + i*lda], contiguous in l: one packed panel of all m rows is op(A)
+        // column-major with leading dimension m, which the ISA's transposing packing writes a
+        // block of vectors at a time.
+        if (uk.pack_a_trans) uk.pack_a_trans(g.A, g.lda, g.m, g.k, int(g.m), buf);
+        else
+            for (int64_t i = 0; i < g.m; ++i)
+                for (int64_t l = 0; l < g.k; ++l) buf[i + l * g.m] = g.A[l + i * g.lda];
         a = buf;
         lda = g.m;
     }

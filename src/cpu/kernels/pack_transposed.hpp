@@ -58,7 +58,8 @@ inline void transpose_block(const double *src, int64_t lda, double *dst, int mr)
 
 // op(A)[0 : mc, 0 : kc] with op(A) = A^T (element (i, l) at a[i*lda + l]) into ceil(mc/mr)
 // panels of kc columns × mr rows, rows of a partial panel past mc zero: what pack_a's scalar
-// loop writes. mr must be a multiple of the block's side (8 in float, 4 in double). Each group
+// loop writes. mr must be a multiple of the block's side (8 in float, 4 in double), or mc
+// itself (one panel: op(A) column-major with leading dimension mc). Each group
 // of rows is read along the whole kc before the next (as many streams as the block's side).
 template <typename T>
 void pack_a_transposed(const T *a, int64_t lda, int64_t mc, int64_t kc, int mr, T *dst) {
