@@ -161,7 +161,7 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
         for (int64_t i0 = 0; i0 < m;) {
             const int64_t rows = m - i0;
             const bool wide = Wide && rows > 2 * L;
-            const int mv = wide ? (rows >= 4 * L ? 4 : 3) : (rows > L ? 2 : 1);
+            const int mv = wide ? (rows > 3 * L ? 4 : 3) : (rows > L ? 2 : 1);
             const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
             const int last = int(take - int64_t(mv - 1) * L);
             const int nr = wide ? NW : NR;
