@@ -163,26 +163,56 @@ int useful_threads(int requested, int64_t m, int64_t n, int64_t k) {
     return int(std::min<double>(std::max(1, requested), useful));
 }
 
+// Rows [i0, i0 + rows) of op(A) = A^T (element (i, l) at A[l + i*lda], contiguous in l) into
+// dst column-major with leading dimension rows: one packed panel of all those rows, which the
+// ISA's transposing packing writes a block of vectors at a time.
+template <typename T>
+void copy_rows_of_transposed_a(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int64_t i0,
+                               int64_t rows, T *dst) {
+    const T *src = g.A + i0 * g.lda;
+    if (uk.pack_a_trans) return uk.pack_a_trans(src, g.lda, rows, g.k, int(rows), dst);
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t l = 0; l < g.k; ++l) dst[i + l * rows] = src[l + i * g.lda];
+}
+
+// Rows of C per thread block where the direct path splits rows: a multiple of every ISA's
+// vector length, so that only the last block has a partial vector.
+constexpr int64_t kDirectRowBlock = 16;
+
 // The direct path (no packing of B): op(A) is copied only when it is transposed (m·k
-// elements, cheap when m or k is small); threads split the columns of C.
+// elements, cheap when m or k is small). Threads split the columns of C, or, with op(A)
+// transposed, its rows: each thread then copies and reads only its own rows of op(A), where a
+// copy made by one thread and read by all would cross between cores (slower than the product
+// at these sizes).
 template <typename T>
 tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
     const T *a = g.A;
     int64_t lda = g.lda;
+    const int64_t b_rs = g.trans_b ? g.ldb : 1, b_cs = g.trans_b ? 1 : g.ldb;
     if (g.trans_a) {
         T *buf = scratch<T>(1, size_t(g.m) * size_t(g.k));
         if (!buf) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a copy of op(A)");
-        // op(A)(i, l) = A[l + i*lda], contiguous in l: one packed panel of all m rows is op(A)
-        // column-major with leading dimension m, which the ISA's transposing packing writes a
-        // block of vectors at a time.
-        if (uk.pack_a_trans) uk.pack_a_trans(g.A, g.lda, g.m, g.k, int(g.m), buf);
-        else
-            for (int64_t i = 0; i < g.m; ++i)
-                for (int64_t l = 0; l < g.k; ++l) buf[i + l * g.m] = g.A[l + i * g.lda];
+        const int64_t blocks = (g.m + kDirectRowBlock - 1) / kDirectRowBlock;
+        threads = int(std::min<int64_t>(threads, blocks));
+        if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+            {
+                const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+                const int64_t i0 = std::min(g.m, blocks * t / nt * kDirectRowBlock);
+                const int64_t i1 = std::min(g.m, blocks * (t + 1) / nt * kDirectRowBlock);
+                if (i1 > i0) {
+                    T *mine = buf + i0 * g.k;
+                    copy_rows_of_transposed_a(uk, g, i0, i1 - i0, mine);
+                    uk.direct(i1 - i0, g.n, g.k, g.alpha, mine, i1 - i0, g.B, b_rs, b_cs, g.beta,
+                              g.C + i0, g.ldc);
+                }
+            }
+            return TSR_SUCCESS;
+        }
+        copy_rows_of_transposed_a(uk, g, 0, g.m, buf);
         a = buf;
         lda = g.m;
     }
-    const int64_t b_rs = g.trans_b ? g.ldb : 1, b_cs = g.trans_b ? 1 : g.ldb;
     const int64_t nr = uk.blocks.nr;
     const int64_t tiles = (g.n + nr - 1) / nr;
     threads = int(std::min<int64_t>(threads, tiles));

@@ -155,6 +155,13 @@ TEST_P(GemmProperties, ThreadedBlocks) {
             c = {TSR_ROW_MAJOR, TSR_OP_T, TSR_OP_N, s.m, s.n, s.k, -1.0, 0.0};
             ASSERT_TRUE(run(c, 1)) << "threads " << threads;
         }
+        // Unpacked products with op(A) transposed, large enough for two threads: the threads
+        // split the rows of C in blocks of 16 (the last one short: 17 = 16 + 1).
+        for (Shape s : {Shape{62, 40, 300}, Shape{45, 70, 250}, Shape{17, 90, 400}})
+            for (tsr_op tb : {TSR_OP_N, TSR_OP_T}) {
+                GemmCase c{TSR_COL_MAJOR, TSR_OP_T, tb, s.m, s.n, s.k, 0.75, -1.5};
+                ASSERT_TRUE(run(c, 2)) << "threads " << threads;
+            }
     }
 }
 
