@@ -145,6 +145,10 @@ __device__ __forceinline__ void dmma_tile(const GemmParams<double> &p, int64_t m
     cp_async_wait<0>();
 }
 
+// Products up to this deep ask L2 for their tile of C before the main loop when beta != 0
+// (prefetch_c_tile): the loop is then too short to hide the epilogue's loads.
+inline constexpr int64_t kDmmaPrefetchDepth = 256;
+
 // C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k), one BM×BN tile per block (its
 // slice of k under split-K); with SK, the stream-K launch: each block its span of the tiles' k
 // steps (GemmParams).
@@ -165,6 +169,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1)
         const GemmParams<double> p = k_slice<double, TA, TB>(whole);
         int64_t tm, tn;
         tile_of_block<kDmmaTileGroupRows>(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
+        if (p.beta != 0.0 && p.k <= kDmmaPrefetchDepth)
+            prefetch_c_tile<double, BM, BN, WARPS_M * WARPS_N * 32>(p, tm * BM, tn * BN);
         double acc[MT][NT][4];
         dmma_tile<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB>(p, tm * BM, tn * BN, smem, acc);
         store_fragments(p, acc, tm * BM + wm0, tn * BN + wn0, g, t);
@@ -182,8 +188,8 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1)
             tile_of_block<kDmmaTileGroupRows>(whole.sk_first + u.tile, whole.tiles_m, whole.tiles_n,
                                               tm, tn);
             const bool cut = u.cut();
-            store_fragments(cut ? stream_k_slot(whole, u, BM, BN) : whole, acc,
-                            (cut ? 0 : tm * BM) + wm0, (cut ? 0 : tn * BN) + wn0, g, t);
+            store_fragments<1>(cut ? stream_k_slot(whole, u, BM, BN) : whole, acc,
+                               (cut ? 0 : tm * BM) + wm0, (cut ? 0 : tn * BN) + wn0, g, t);
             __syncthreads(); // the next stretch's copies go into stages this one's warps may still
                              // read
         });

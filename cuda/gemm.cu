@@ -105,14 +105,16 @@ TuningPick remembered_lookup(const Tuning &t, char precision, bool ta, bool tb, 
 // aligned rows (an older one) was measured on leading dimensions padded at random, where the
 // large tiles lose more than the small ones to unaligned copies: with such a table an aligned
 // product also keeps the rules where they choose a large or a panel tile (SGEMM 256x128,
-// 64x256, 256x64; DGEMM dmma 128x128).
+// 64x256, 256x64; DGEMM dmma 128x128). A DGEMM with a short k and a large C keeps the rules
+// (dgemm_short_k).
 template <typename T>
 KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, const KernelChoice &kc,
                           bool aligned) {
     if (kc.split_k != 0 || kc.stream_k != StreamK::automatic || kc.tuned) return kc;
     if constexpr (sizeof(T) == 4) {
         if (kc.sgemm != kAutoTile || kc.math != SgemmMath::fp32) return kc;
-    } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8) {
+    } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8 ||
+               dgemm_short_k(dev, a.m, a.n, a.k)) {
         return kc;
     }
     const Tuning *tuning = tuning_for(dev);

@@ -115,6 +115,10 @@ bool parse_sgemm_tile(const char *name, int *out) {
         if (name && strcasecmp(name, kSgemmTiles[i].name) == 0) return *out = i, true;
     return false;
 }
+bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k) {
+    return k <= kDgemmShortK &&
+           dgemm_kernel(dev, m, n, DgemmKernel::automatic) == DgemmKernel::t128x128;
+}
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) {
     return parse_name(kDgemmKernels, name, out);
 }

@@ -77,6 +77,12 @@ struct KernelTile {
 };
 KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                        const KernelChoice &choice);
+// Whether a DGEMM keeps the rules' kernel whatever a tuning table would pick (gemm.cu): k at
+// most kDgemmShortK deep and a 128×128 tile for every multiprocessor, where the rules run dmma
+// 128×128. Such products are bound by writing C; the table's neighbours there, measured on
+// other shapes and alignments, pick smaller tiles or the SIMT kernel, slower there.
+inline constexpr int64_t kDgemmShortK = 128;
+bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k);
 // Slices of k for split-K (1: none): automatic when the chosen kernel's tiles fill less than
 // half of the blocks the device holds at once and k is deep (512 or more per slice).
 int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,

@@ -492,29 +492,75 @@ __global__ void __launch_bounds__(THREADS)
 
 // The tensor-core kernels' epilogue: lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1
 // of each 16×8 accumulator fragment (i, j) of the warp tile at (r0, c0) of C.
-// C = alpha·acc + beta·C, with beta == 0 never reading C.
-template <typename T, int MT, int NT>
+// C = alpha·acc + beta·C, with beta == 0 never reading C. With beta != 0 the old values of up to
+// four fragments are all loaded before any of them is stored: the compiler keeps a load after a
+// store that may alias it, so loads and stores in turn wait out a memory latency each. BATCH:
+// at most that many fragments per batch (the registers of the old values).
+template <int BATCH = 4, typename T, int MT, int NT>
 __device__ __forceinline__ void store_fragments(const GemmParams<T> &p, const T (&acc)[MT][NT][4],
                                                 int64_t r0, int64_t c0, int g, int t) {
-    const bool read_c = p.beta != T(0);
+    if (p.beta == T(0)) {
 #pragma unroll
-    for (int i = 0; i < MT; ++i) {
+        for (int i = 0; i < MT; ++i) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int64_t row = r0 + i * 16 + h * 8 + g;
-            if (row >= p.m) continue;
+            for (int h = 0; h < 2; ++h) {
+                const int64_t row = r0 + i * 16 + h * 8 + g;
+                if (row >= p.m) continue;
 #pragma unroll
-            for (int j = 0; j < NT; ++j) {
+                for (int j = 0; j < NT; ++j) {
 #pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const int64_t col = c0 + j * 8 + 2 * t + c;
-                    if (col >= p.n) continue;
-                    T *cp = p.C + row + col * p.ldc;
-                    const T v = p.alpha * acc[i][j][h * 2 + c];
-                    *cp = read_c ? v + p.beta * *cp : v;
+                    for (int c = 0; c < 2; ++c) {
+                        const int64_t col = c0 + j * 8 + 2 * t + c;
+                        if (col >= p.n) continue;
+                        const T v = p.alpha * acc[i][j][h * 2 + c];
+                        p.C[row + col * p.ldc] = v;
+                    }
                 }
             }
         }
+        return;
+    }
+    constexpr int JC = NT < BATCH ? NT : BATCH; // fragments per batch of loads
+    static_assert(NT % JC == 0, "whole batches");
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+        for (int j0 = 0; j0 < NT; j0 += JC) {
+            T old[JC][4];
+#pragma unroll
+            for (int j = 0; j < JC; ++j)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int64_t row = r0 + i * 16 + (q / 2) * 8 + g;
+                    const int64_t col = c0 + (j0 + j) * 8 + 2 * t + q % 2;
+                    old[j][q] = row < p.m && col < p.n ? p.C[row + col * p.ldc] : T(0);
+                }
+#pragma unroll
+            for (int j = 0; j < JC; ++j)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    const int64_t row = r0 + i * 16 + (q / 2) * 8 + g;
+                    const int64_t col = c0 + (j0 + j) * 8 + 2 * t + q % 2;
+                    const T v = p.alpha * acc[i][j0 + j][q];
+                    if (row < p.m && col < p.n) p.C[row + col * p.ldc] = v + p.beta * old[j][q];
+                }
+        }
+    }
+}
+
+// Asks L2 for the block's BM×BN tile of C at (m0, n0), which its epilogue will read: every
+// 128-byte line the tile's columns touch, named by an element inside the matrix (a line is 16
+// doubles, so rows m0, m0 + 16, ... and the column's last row). For a short k, whose main loop
+// is too short to hide the epilogue's loads, the lines arrive while the tile is computed.
+template <typename T, int BM, int BN, int THREADS>
+__device__ __forceinline__ void prefetch_c_tile(const GemmParams<T> &p, int64_t m0, int64_t n0) {
+    constexpr int STEP = 128 / int(sizeof(T)), PER_COL = BM / STEP + 1;
+    const int64_t last = (m0 + BM < p.m ? m0 + BM : p.m) - 1;
+    for (int e = int(threadIdx.x); e < BN * PER_COL; e += THREADS) {
+        const int64_t col = n0 + e / PER_COL, r = m0 + int64_t(e % PER_COL) * STEP;
+        if (col >= p.n) break; // e / PER_COL only grows
+        const T *c = p.C + (r < last ? r : last) + col * p.ldc;
+        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(c));
     }
 }
 

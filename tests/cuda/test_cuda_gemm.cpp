@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_support.hpp"
+#include "kernels.hpp" // kDgemmShortK
 
 namespace tessera::test {
 namespace {
@@ -357,6 +358,116 @@ TEST(CudaStreamK, CutTilesSummedOnce) {
     const bool off = env_is("TESSERA_CUDA_STREAMK", "off");
     for (const char *kernel : {"simt-f32-256x128, stream-K", "dmma-f64-128x128, stream-K"})
         EXPECT_EQ(log.find(kernel) != std::string::npos, !off) << kernel << " in:\n" << log;
+}
+
+// DGEMM with a short k and a large C, which keeps the rules' dmma 128×128 whatever the tuning
+// table would pick (cuda/kernels.cu, dgemm_short_k), and just past that k: ragged last tiles in
+// m and n (1500×1501; 2049×1030, one row and six columns past whole tiles, no fringe split;
+// 4001×2999), k from 1 to the limit and one past it, every transpose, beta 0 (C poisoned with
+// NaN, so that reading it shows) and beta != 0 (the epilogue's batched loads of C), leading
+// dimensions padded so that A, B and C take the 16-byte and the element copies, C's padding
+// poisoned and checked unwritten. Device operands of small integers (every sum exact); C checked
+// against the reference through C·v and uᵀ·C for random v and u (exact in double). With
+// TESSERA_VERBOSE=1 (CTest: cuda_dgemm_short_k) and the automatic kernels the log must name
+// dmma 128×128 without the table for every product up to that k.
+TEST(CudaGemmShortK, DgemmKeepsTheRules) {
+    TSR_REQUIRE_CUDA();
+    int dev = 0, sms = 0;
+    ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+    int major = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
+    const bool check_log = env_is("TESSERA_VERBOSE", "1") && !std::getenv("TESSERA_CUDA_DGEMM");
+    if (check_log) ::testing::internal::CaptureStderr();
+    std::vector<std::string> on_rules; // the products the log must name with the rules' kernel
+    const int64_t K = cuda::kDgemmShortK;
+    int round = 0;
+    for (Shape s : {Shape{1500, 1501, 0}, Shape{2049, 1030, 0}, Shape{4001, 2999, 0}})
+        for (int64_t k : {int64_t(1), int64_t(13), int64_t(64), K, K + 1})
+            for (int ops = 0; ops < 4; ++ops) {
+                const bool ta = ops & 1, tb = ops & 2;
+                const int64_t m = s.m, n = s.n, pad = round % 4;
+                const double beta = round % 2 ? -0.5 : 0.0, alpha = round % 3 ? 1.0 : -2.0;
+                ++round;
+                const int64_t lda = (ta ? k : m) + pad, ldb = (tb ? n : k) + (pad + 1) % 4;
+                const int64_t ldc = m + 1 + (round % 2); // one or two poisoned rows
+                SmallInts g{uint32_t(test_rng("/" + std::to_string(round))())};
+                ExactOperands<double> x(g, size_t(lda * (ta ? m : k)), size_t(ldb * (tb ? k : n)),
+                                        m, n, ldc);
+                if (beta == 0)
+                    for (double &e : x.c0) e = std::numeric_limits<double>::quiet_NaN();
+                const std::vector<double> &a = x.a, &b = x.b, &c0 = x.c0;
+                std::vector<double> c;
+                ASSERT_TRUE(x.run(h, ta ? TSR_OP_T : TSR_OP_N, tb ? TSR_OP_T : TSR_OP_N, m, n, k,
+                                  alpha, lda, ldb, beta, ldc, c));
+                const std::string name = std::string(ta ? "T" : "N") + (tb ? "T" : "N") +
+                                         " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                                         " k=" + std::to_string(k);
+                if ((m + 127) / 128 * ((n + 127) / 128) >= sms && k <= K && major >= 8)
+                    on_rules.push_back(name);
+                auto opa = [&](int64_t i, int64_t l) {
+                    return ta ? a[size_t(l + i * lda)] : a[size_t(i + l * lda)];
+                };
+                auto opb = [&](int64_t l, int64_t j) {
+                    return tb ? b[size_t(j + l * ldb)] : b[size_t(l + j * ldb)];
+                };
+                auto old = [&](int64_t i, int64_t j) {
+                    return beta == 0 ? 0.0 : beta * c0[size_t(i + j * ldc)];
+                };
+                int64_t written = 0, bad = 0;
+                for (int64_t j = 0; j < n; ++j)
+                    for (int64_t i = m; i < ldc; ++i)
+                        written += !std::isnan(c[size_t(i + j * ldc)]);
+                EXPECT_EQ(written, 0) << "padding written, " << name;
+                auto weights = [&](int64_t count) {
+                    std::vector<double> w(static_cast<size_t>(count));
+                    for (double &e : w) e = double(g.next() + 5) * ((g.x >> 7) & 1 ? 1 : -1);
+                    return w;
+                };
+                // Rows: C·v against alpha·op(A)·(op(B)·v) + beta·C0·v.
+                const std::vector<double> v = weights(n);
+                std::vector<double> bv(static_cast<size_t>(k), 0.0);
+                for (int64_t l = 0; l < k; ++l)
+                    for (int64_t j = 0; j < n; ++j) bv[size_t(l)] += opb(l, j) * v[size_t(j)];
+                for (int64_t i = 0; i < m; ++i) {
+                    double got = 0, want = 0;
+                    for (int64_t j = 0; j < n; ++j) {
+                        got += c[size_t(i + j * ldc)] * v[size_t(j)];
+                        want += old(i, j) * v[size_t(j)];
+                    }
+                    for (int64_t l = 0; l < k; ++l) want += alpha * opa(i, l) * bv[size_t(l)];
+                    if (got != want && bad++ < 3)
+                        ADD_FAILURE()
+                            << name << ": row " << i << ": C·v = " << got << ", want " << want;
+                }
+                // Columns: uᵀ·C against alpha·(uᵀ·op(A))·op(B) + beta·uᵀ·C0.
+                const std::vector<double> u = weights(m);
+                std::vector<double> ua(static_cast<size_t>(k), 0.0);
+                for (int64_t l = 0; l < k; ++l)
+                    for (int64_t i = 0; i < m; ++i) ua[size_t(l)] += u[size_t(i)] * opa(i, l);
+                for (int64_t j = 0; j < n; ++j) {
+                    double got = 0, want = 0;
+                    for (int64_t i = 0; i < m; ++i) {
+                        got += u[size_t(i)] * c[size_t(i + j * ldc)];
+                        want += u[size_t(i)] * old(i, j);
+                    }
+                    for (int64_t l = 0; l < k; ++l) want += alpha * ua[size_t(l)] * opb(l, j);
+                    if (got != want && bad++ < 6)
+                        ADD_FAILURE()
+                            << name << ": column " << j << ": uᵀ·C = " << got << ", want " << want;
+                }
+                EXPECT_EQ(bad, 0) << "rows or columns of C wrong, " << name << " beta " << beta;
+            }
+    tsr_destroy(h);
+    if (!check_log) return;
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    for (const std::string &p : on_rules)
+        EXPECT_NE(log.find("dmma-f64-128x128 for dgemm " + p + "\n"), std::string::npos)
+            << p << " in:\n"
+            << log;
 }
 
 } // namespace

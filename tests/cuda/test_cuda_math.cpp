@@ -347,8 +347,9 @@ TEST_F(CudaMath, KernelInLog) {
     else
         for (const char *tile : {"128x128", "64x64"})
             if (env_is("TESSERA_CUDA_DGEMM", tile)) dgemm += tile;
-    // auto: k = 8 is short and the tiles are many (the rules; a tuning table may choose another)
-    if (dgemm == "dmma-f64-" && rules_choose_kernels()) dgemm += "128x128";
+    // auto: k = 8 is short and the tiles are many: the rules' 128x128, which a tuning table does
+    // not override there (dgemm_short_k)
+    if (dgemm == "dmma-f64-") dgemm += "128x128";
 
     const int64_t n = 2048; // 256 tiles of 128×128, more than any device's multiprocessors: auto
                             // picks large tiles
