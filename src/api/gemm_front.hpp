@@ -77,9 +77,7 @@ inline bool gemm_tiny_quick(tsr_context *ctx, bool row, char ta, char tb, int64_
         std::swap(lda, ldb);
     }
     if ((ta != 'N' && ta != 'n') || !op_valid(tb)) return false;
-    if (uint64_t(m - 1) >= uint64_t(kTinySide) || uint64_t(n - 1) >= uint64_t(kTinySide) ||
-        uint64_t(k - 1) >= uint64_t(kTinySide))
-        return false;
+    if (m < 1 || n < 1 || k < 1 || m > kTinySide || n > kTinySide || k > kTinySide) return false;
     const bool tb_t = op_transposes(tb);
     if (lda < m || ldb < (tb_t ? n : k) || ldc < m || ((lda | ldb | ldc) >> 28) != 0) return false;
     if (alpha == T(0) || !A || !B || !C) return false;
