@@ -175,6 +175,27 @@ void copy_rows_of_transposed_a(const MicroKernel<T> &uk, const core::GemmArgs<T>
         for (int64_t l = 0; l < g.k; ++l) dst[i + l * rows] = src[l + i * g.lda];
 }
 
+// The bytes of op(A) the direct path reads for each column tile of C. op(A) is read again for
+// every tile, so it must stay in L2 (at least 1 MiB per core on every machine we target):
+// deeper products run in slices of k that hold at most this much of it, and C is updated once
+// per slice (a 64×4096×4096 dgemm, 2 MiB of op(A), ran at half speed unsliced).
+constexpr double kDirectABytes = 512.0 * 1024.0;
+
+// uk.direct over C[0:m, 0:n], in slices of k of at most kDirectABytes of op(A).
+template <typename T>
+void direct_sliced(const MicroKernel<T> &uk, int64_t m, int64_t n, int64_t k, T alpha, const T *a,
+                   int64_t lda, const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
+    const int64_t depth = std::max<int64_t>(256, int64_t(kDirectABytes / double(m * sizeof(T))));
+    if (k <= depth + depth / 2)
+        return uk.direct(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
+    const int64_t slices = (k + depth - 1) / depth;
+    for (int64_t s = 0; s < slices; ++s) {
+        const int64_t l0 = k * s / slices, l1 = k * (s + 1) / slices;
+        uk.direct(m, n, l1 - l0, alpha, a + l0 * lda, lda, b + l0 * b_rs, b_rs, b_cs,
+                  s == 0 ? beta : T(1), c, ldc);
+    }
+}
+
 // Rows of C per thread block where the direct path splits rows: a multiple of every ISA's
 // vector length, so that only the last block has a partial vector.
 constexpr int64_t kDirectRowBlock = 16;
@@ -203,8 +224,8 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
                 if (i1 > i0) {
                     T *mine = buf + i0 * g.k;
                     copy_rows_of_transposed_a(uk, g, i0, i1 - i0, mine);
-                    uk.direct(i1 - i0, g.n, g.k, g.alpha, mine, i1 - i0, g.B, b_rs, b_cs, g.beta,
-                              g.C + i0, g.ldc);
+                    direct_sliced(uk, i1 - i0, g.n, g.k, g.alpha, mine, i1 - i0, g.B, b_rs, b_cs,
+                                  g.beta, g.C + i0, g.ldc);
                 }
             }
             return TSR_SUCCESS;
@@ -217,7 +238,7 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
     const int64_t tiles = (g.n + nr - 1) / nr;
     threads = int(std::min<int64_t>(threads, tiles));
     if (threads <= 1) { // no OpenMP region at all: it costs more than a small product
-        uk.direct(g.m, g.n, g.k, g.alpha, a, lda, g.B, b_rs, b_cs, g.beta, g.C, g.ldc);
+        direct_sliced(uk, g.m, g.n, g.k, g.alpha, a, lda, g.B, b_rs, b_cs, g.beta, g.C, g.ldc);
         return TSR_SUCCESS;
     }
 #pragma omp parallel num_threads(threads)
@@ -226,8 +247,8 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
         const int64_t j0 = std::min(g.n, tiles * t / nt * nr);
         const int64_t j1 = std::min(g.n, tiles * (t + 1) / nt * nr);
         if (j1 > j0)
-            uk.direct(g.m, j1 - j0, g.k, g.alpha, a, lda, g.B + j0 * b_cs, b_rs, b_cs, g.beta,
-                      g.C + j0 * g.ldc, g.ldc);
+            direct_sliced(uk, g.m, j1 - j0, g.k, g.alpha, a, lda, g.B + j0 * b_cs, b_rs, b_cs,
+                          g.beta, g.C + j0 * g.ldc, g.ldc);
     }
     return TSR_SUCCESS;
 }
@@ -238,7 +259,7 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
 template <typename T> bool prefer_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
     if (!uk.direct) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    return volume <= kDirectMaxVolume || g.m <= uk.blocks.direct_m;
+    return volume <= kDirectMaxVolume || (g.m <= uk.blocks.direct_m && !g.trans_b);
 }
 
 } // namespace

@@ -49,17 +49,59 @@ inline int64_t column_block(int64_t n, int64_t nc, int nr) {
     return ((n + blocks - 1) / blocks + nr - 1) / nr * nr;
 }
 
+// Bytes of the packed B panel per thread where C has a single block of rows: each packed
+// element is then read once, by the thread that packed it, so the panel need only outlast its
+// own row block in L2 (its NC, sized for reuse across row blocks from L3, made 64×4096×4096
+// with op(B) transposed run at half speed).
+constexpr double kOnceReadPanelBytes = 512.0 * 1024.0;
+
+// NC for this product: the kernel's, or, where C has one block of rows (m up to MC), as many
+// columns as keep each thread's share of the panel within kOnceReadPanelBytes.
+template <typename T, typename McMax>
+int64_t panel_columns(const Blocking &bs, int threads, int64_t rows, int64_t kc_max, McMax mc_max) {
+    if (rows > mc_max(kc_max)) return bs.nc;
+    const double per_thread = kOnceReadPanelBytes / (double(kc_max) * double(sizeof(T)));
+    const int64_t nc = int64_t(per_thread) * std::max(1, threads);
+    return std::clamp<int64_t>(nc, bs.nr, bs.nc);
+}
+
 // How the threads share the work under one packed B panel: a grid of tm × tn threads, tm
 // over contiguous ranges of MR-row panels of C (each thread packs only its own rows of A),
-// tn over NR-column tiles (only when there are too few row panels for every thread).
+// tn over NR-column tiles. Rows are split where each thread gets two panels or more, unless
+// the ranges come out so uneven that splitting columns finishes sooner: 289 rows in float are
+// 4 + 1 panels of 64, and two threads over rows leave one with 161 rows and the other 128,
+// where over columns each has all 289 rows of half the columns.
 struct ThreadGrid {
     int tm, tn;
 };
 
-inline ThreadGrid thread_grid(int threads, int64_t row_panels) {
+// The busiest thread's work under a tm × tn grid: its rows times its column tiles.
+inline double grid_cost(int tm, int tn, int64_t rows, int mr, int64_t col_tiles) {
+    const int64_t row_panels = (rows + mr - 1) / mr;
+    int64_t most = 0;
+    for (int ti = 0; ti < tm; ++ti) {
+        const int64_t r0 = std::min(rows, row_panels * ti / tm * mr);
+        const int64_t r1 = std::min(rows, row_panels * (ti + 1) / tm * mr);
+        most = std::max(most, r1 - r0);
+    }
+    return double(most) * double((col_tiles + tn - 1) / tn);
+}
+
+inline ThreadGrid thread_grid(int threads, int64_t rows, int mr, int64_t col_tiles) {
+    const int64_t row_panels = (rows + mr - 1) / mr;
+    ThreadGrid best{1, threads};
     for (int tm = threads; tm > 1; --tm)
-        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) return {tm, threads / tm};
-    return {1, threads};
+        if (threads % tm == 0 && row_panels >= 2 * int64_t(tm)) {
+            best = {tm, threads / tm};
+            break;
+        }
+    double best_cost = grid_cost(best.tm, best.tn, rows, mr, col_tiles);
+    for (int tm = 1; tm <= threads; ++tm) {
+        if (threads % tm != 0 || tm > row_panels) continue;
+        const double cost = grid_cost(tm, threads / tm, rows, mr, col_tiles);
+        if (cost < 0.95 * best_cost) best = {tm, threads / tm}, best_cost = cost;
+    }
+    return best;
 }
 
 // What one jc × pc step hands a thread: the column block jc..jc+nc of C, its kc-deep slice of
@@ -82,7 +124,8 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
     const int mr = bs.mr, nr = bs.nr;
     const int64_t row_panels = (rows + mr - 1) / mr;
     const int64_t kc_max = std::min<int64_t>(bs.kc, g.k);
-    const int64_t nc_block = column_block(g.n, bs.nc, nr);
+    const int64_t nc_block =
+        column_block(g.n, panel_columns<T>(bs, threads, rows, kc_max, mc_max), nr);
     const int64_t nc_max = std::min<int64_t>(nc_block, (g.n + nr - 1) / nr * nr);
     T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
     if (!pb) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate the packed B panel");
@@ -94,7 +137,7 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
         // among the threads there are, or rows of C would be left unwritten.
         const int team = threads > 1 ? omp_get_num_threads() : 1;
         const int t = threads > 1 ? omp_get_thread_num() : 0;
-        const ThreadGrid grid = thread_grid(team, row_panels);
+        const ThreadGrid grid = thread_grid(team, rows, mr, (nc_max + nr - 1) / nr);
         const int ti = t / grid.tn, tj = t % grid.tn;
         // This thread's rows of C, split into equal blocks of at most mc_max rows.
         const int64_t r0 = std::min(rows, row_panels * ti / grid.tm * mr);

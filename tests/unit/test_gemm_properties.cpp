@@ -162,6 +162,21 @@ TEST_P(GemmProperties, ThreadedBlocks) {
                 GemmCase c{TSR_COL_MAJOR, TSR_OP_T, tb, s.m, s.n, s.k, 0.75, -1.5};
                 ASSERT_TRUE(run(c, 2)) << "threads " << threads;
             }
+        // Few rows and a deep k: the unpacked path runs in slices of k (beta on the first
+        // only); with op(B) transposed the packed path, its B panel narrowed to a few hundred
+        // columns (800 columns: several column blocks).
+        for (Shape s : {Shape{120, 30, 2500}, Shape{90, 41, 1700}, Shape{70, 800, 400}})
+            for (tsr_op ta : {TSR_OP_N, TSR_OP_T})
+                for (tsr_op tb : {TSR_OP_N, TSR_OP_T}) {
+                    GemmCase c{TSR_COL_MAJOR, ta, tb, s.m, s.n, s.k, -0.5, 0.75};
+                    ASSERT_TRUE(run(c, 1)) << "threads " << threads;
+                }
+        // Row panels that split unevenly between threads (289 = 4·64 + 33 in float, 161 =
+        // 5·32 + 1 in double): the threads split columns instead.
+        for (Shape s : {Shape{289, 200, 150}, Shape{161, 150, 120}}) {
+            GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, s.m, s.n, s.k, 1.5, -1.0};
+            ASSERT_TRUE(run(c, 2)) << "threads " << threads;
+        }
     }
 }
 
