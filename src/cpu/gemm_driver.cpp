@@ -176,12 +176,13 @@ void copy_rows_of_transposed_a(const MicroKernel<T> &uk, const core::GemmArgs<T>
 }
 
 // The bytes of op(A) the direct path reads for each column tile of C. op(A) is read again for
-// every tile, so it must stay in L2 (at least 1 MiB per core on every machine we target):
-// deeper products run in slices of k that hold at most this much of it, and C is updated once
-// per slice (a 64×4096×4096 dgemm, 2 MiB of op(A), ran at half speed unsliced).
-constexpr double kDirectABytes = 512.0 * 1024.0;
+// every tile, so it must stay in L2: deeper products run in slices of k that hold at most
+// half of the smallest L2 we target (Zen 3's 512 KiB), and C is updated once per slice
+// (docs/journal/2026-11-cpu-gemm.md, "few rows").
+constexpr double kDirectABytes = 256.0 * 1024.0;
 
-// uk.direct over C[0:m, 0:n], in slices of k of at most kDirectABytes of op(A).
+// uk.direct over C[0:m, 0:n], in slices of k of at most kDirectABytes of op(A) (and at
+// least 256 deep, where a few rows would otherwise update C every few dozen steps).
 template <typename T>
 void direct_sliced(const MicroKernel<T> &uk, int64_t m, int64_t n, int64_t k, T alpha, const T *a,
                    int64_t lda, const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
@@ -255,7 +256,9 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
 
 // Where the direct path beats packing (measured; docs/journal/2026-11-cpu-gemm.md): small
 // products, and short-wide ones whose few rows make packing the large B cost as much as the
-// product.
+// product, where op(B) is read down its columns. A transposed op(B) would be walked across
+// B's rows a few columns at a time, a new row (and page) per step in k, which no prefetcher
+// follows: packing reads those rows whole.
 template <typename T> bool prefer_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
     if (!uk.direct) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);

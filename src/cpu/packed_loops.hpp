@@ -51,8 +51,8 @@ inline int64_t column_block(int64_t n, int64_t nc, int nr) {
 
 // Bytes of the packed B panel per thread where C has a single block of rows: each packed
 // element is then read once, by the thread that packed it, so the panel need only outlast its
-// own row block in L2 (its NC, sized for reuse across row blocks from L3, made 64×4096×4096
-// with op(B) transposed run at half speed).
+// own row block in L2; NC is sized for reuse across row blocks from L3, which this product
+// does not have.
 constexpr double kOnceReadPanelBytes = 512.0 * 1024.0;
 
 // NC for this product: the kernel's, or, where C has one block of rows (m up to MC), as many
