@@ -201,6 +201,29 @@ void direct_sliced(const MicroKernel<T> &uk, int64_t m, int64_t n, int64_t k, T 
 // vector length, so that only the last block has a partial vector.
 constexpr int64_t kDirectRowBlock = 16;
 
+// With both operands transposed, C^T = B·A is a product of two untransposed operands: where
+// C (m·n) is smaller than op(A) (m·k), C^T is computed into a scratch block and added into C
+// transposed, instead of copying op(A) across. One thread (the scratch block is its own).
+template <typename T> bool transpose_c_instead(const core::GemmArgs<T> &g, int threads) {
+    return g.trans_a && g.trans_b && threads <= 1 && g.n < g.k;
+}
+
+template <typename T>
+tsr_status gemm_direct_transposed_c(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
+    T *t = scratch<T>(1, size_t(g.m) * size_t(g.n));
+    if (!t) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a block for C^T");
+    // t (n×m, leading dimension n) = B·A: B is n×k with leading dimension ldb, A k×m with lda.
+    direct_sliced(uk, g.n, g.m, g.k, g.alpha, g.B, g.ldb, g.A, int64_t(1), g.lda, T(0), t, g.n);
+    for (int64_t j = 0; j < g.n; ++j) {
+        T *c = g.C + j * g.ldc;
+        if (g.beta == T(0))
+            for (int64_t i = 0; i < g.m; ++i) c[i] = t[j + i * g.n];
+        else
+            for (int64_t i = 0; i < g.m; ++i) c[i] = t[j + i * g.n] + g.beta * c[i];
+    }
+    return TSR_SUCCESS;
+}
+
 // The direct path (no packing of B): op(A) is copied only when it is transposed (m·k
 // elements, cheap when m or k is small). Threads split the columns of C, or, with op(A)
 // transposed, its rows: each thread then copies and reads only its own rows of op(A), where a
@@ -211,6 +234,7 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
     const T *a = g.A;
     int64_t lda = g.lda;
     const int64_t b_rs = g.trans_b ? g.ldb : 1, b_cs = g.trans_b ? 1 : g.ldb;
+    if (transpose_c_instead(g, threads)) return gemm_direct_transposed_c(uk, g);
     if (g.trans_a) {
         T *buf = scratch<T>(1, size_t(g.m) * size_t(g.k));
         if (!buf) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a copy of op(A)");
