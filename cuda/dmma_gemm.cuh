@@ -3,6 +3,7 @@
 // the other gemm kernels, each warp a grid of 16×8 accumulator fragments.
 #pragma once
 
+#include "launch.cuh"
 #include "tile_load.cuh"
 
 namespace tessera::cuda {
@@ -151,10 +152,10 @@ inline constexpr int64_t kDmmaPrefetchDepth = 256;
 
 // C = alpha·op(A)·op(B) + beta·C (column-major, any m, n, k), one BM×BN tile per block (its
 // slice of k under split-K); with SK, the stream-K launch: each block its span of the tiles' k
-// steps (GemmParams).
+// steps (GemmParams). MIN_BLOCKS: the blocks per multiprocessor the registers are cut for.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool TA, bool TB,
-          bool SK = false>
-__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1)
+          bool SK = false, int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, MIN_BLOCKS)
     dmma_gemm_kernel(const GemmParams<double> whole) {
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MT = WM / 16, NT = WN / 8;
@@ -195,5 +196,20 @@ __global__ void __launch_bounds__(WARPS_M *WARPS_N * 32, 1)
         });
     }
 }
+
+// The launch of dmma_gemm_kernel with these template arguments, for the transposes asked
+// (launch_ops); the kernels are instantiated in the compilation unit that calls run.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK,
+          int MIN_BLOCKS = 1>
+struct DmmaLaunch {
+    template <bool TA, bool TB> struct Ops {
+        static constexpr auto kernel =
+            dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB, SK, MIN_BLOCKS>;
+        static constexpr int smem = frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>();
+    };
+    static cudaError_t run(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
+        return launch_ops<double, Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
+    }
+};
 
 } // namespace tessera::cuda

@@ -2,33 +2,19 @@
 // dmma_gemm_kernel: BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS (the mma's k: m16n8k4, k8 or k16
 // on sm_90, pairs of m8n8k4 on sm_80). 128×128 tiles: 2×4 warps of 64×32 with m16n8k4, four
 // 16-deep stages (128 KiB of shared memory, one block per SM), with a stream-K form; 64×64: 2×2
-// warps of 32×32 with m16n8k8, four stages (64 KiB, two blocks per SM).
+// warps of 32×32 with m16n8k8, four stages (64 KiB, two blocks per SM). The thin products'
+// tiles are in dmma_thin_kernels.cu.
 #include "dmma_gemm.cuh"
 #include "kernel_families.hpp"
-#include "launch.cuh"
 
 namespace tessera::cuda {
 
-namespace {
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int KS, bool SK>
-struct Dmma {
-    template <bool TA, bool TB> struct Ops {
-        static constexpr auto kernel =
-            dmma_gemm_kernel<BM, BN, BK, WARPS_M, WARPS_N, STAGES, KS, TA, TB, SK>;
-        static constexpr int smem = frag_smem_bytes<double, BM, BN, BK, STAGES, TA, TB>();
-    };
-    static cudaError_t run(cudaStream_t stream, bool ta, bool tb, const GemmParams<double> &p) {
-        return launch_ops<double, Ops>(BM, BN, WARPS_M * WARPS_N * 32, stream, ta, tb, p);
-    }
-};
-} // namespace
-
 cudaError_t launch_dmma(bool large, cudaStream_t stream, bool ta, bool tb,
                         const GemmParams<double> &p) {
-    if (!large) return Dmma<64, 64, 16, 2, 2, 4, 8, false>::run(stream, ta, tb, p);
+    if (!large) return DmmaLaunch<64, 64, 16, 2, 2, 4, 8, false>::run(stream, ta, tb, p);
     if (p.sk_blocks > 0)
-        return Dmma<128, 128, kDmmaLargeBK, 2, 4, 4, 4, true>::run(stream, ta, tb, p);
-    return Dmma<128, 128, kDmmaLargeBK, 2, 4, 4, 4, false>::run(stream, ta, tb, p);
+        return DmmaLaunch<128, 128, kDmmaLargeBK, 2, 4, 4, 4, true>::run(stream, ta, tb, p);
+    return DmmaLaunch<128, 128, kDmmaLargeBK, 2, 4, 4, 4, false>::run(stream, ta, tb, p);
 }
 
 } // namespace tessera::cuda

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "gemm_tiles.hpp"
 #include "kernels.hpp"
 #include "staging.hpp"
 #include "state.hpp"
@@ -105,8 +106,9 @@ TuningPick remembered_lookup(const Tuning &t, char precision, bool ta, bool tb, 
 // aligned rows (an older one) was measured on leading dimensions padded at random, where the
 // large tiles lose more than the small ones to unaligned copies: with such a table an aligned
 // product also keeps the rules where they choose a large or a panel tile (SGEMM 256x128,
-// 64x256, 256x64; DGEMM dmma 128x128). A DGEMM with a short k and a large C keeps the rules
-// (dgemm_short_k).
+// 64x256, 256x64; DGEMM dmma 128x128). A DGEMM with a short k and a large C, or a thin one,
+// keeps the rules (dgemm_short_k, dgemm_thin). The table's slices of k are refitted to the
+// product's waves of blocks (fit_split_to_waves).
 template <typename T>
 KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, const KernelChoice &kc,
                           bool aligned) {
@@ -114,7 +116,7 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
     if constexpr (sizeof(T) == 4) {
         if (kc.sgemm != kAutoTile || kc.math != SgemmMath::fp32) return kc;
     } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8 ||
-               dgemm_short_k(dev, a.m, a.n, a.k)) {
+               dgemm_short_k(dev, a.m, a.n, a.k) || dgemm_thin(dev, a.m, a.n)) {
         return kc;
     }
     const Tuning *tuning = tuning_for(dev);
@@ -133,10 +135,19 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
     KernelChoice out = kc;
     if constexpr (sizeof(T) == 4) {
         if (!parse_sgemm_tile(c.kernel.c_str(), &out.sgemm)) return kc;
+        // A panel tile 64 wide across a side of 32 or less (picked from neighbours whose side
+        // is wider) leaves half of its FMAs or more unused there: the 32-wide tile instead.
+        constexpr int k256x64 = sgemm_tile_index("256x64"), k64x256 = sgemm_tile_index("64x256"),
+                      k128x32 = sgemm_tile_index("128x32"), k32x128 = sgemm_tile_index("32x128");
+        static_assert(k256x64 >= 0 && k64x256 >= 0 && k128x32 >= 0 && k32x128 >= 0,
+                      "the panel tiles and the 32-wide tiles are rows of kSgemmTiles");
+        if (out.sgemm == k256x64 && a.n <= kSgemmTiles[k128x32].bn) out.sgemm = k128x32;
+        if (out.sgemm == k64x256 && a.m <= kSgemmTiles[k32x128].bm) out.sgemm = k32x128;
     } else if (!parse_dgemm_kernel(c.kernel.c_str(), &out.dgemm)) {
         return kc;
     }
     out.split_k = c.split_k;
+    out.split_k = fit_split_to_waves(dev, int(sizeof(T)), a.m, a.n, a.k, out);
     out.stream_k = c.stream_k == 2 ? StreamK::on : c.stream_k == 1 ? StreamK::last : StreamK::off;
     out.tuned = &table->rows[size_t(pick.nearest)];
     return out;
@@ -160,8 +171,8 @@ template <typename T>
 bool split_k_product(State &s, const core::GemmArgs<T> &a, GemmParams<T> p, int slices,
                      cudaError_t *e, const KernelChoice &kc, const void *panels) {
     constexpr int64_t vec = 16 / int64_t(sizeof(T));
-    const int64_t ldw = (a.m + vec - 1) / vec * vec;                      // 16-byte aligned columns
-    const int64_t k_split = ((a.k + slices - 1) / slices + 63) / 64 * 64; // whole 64-deep steps
+    const int64_t ldw = (a.m + vec - 1) / vec * vec; // 16-byte aligned columns
+    const int64_t k_split = split_k_depth(a.k, slices);
     slices = int((a.k + k_split - 1) / k_split);
     if (slices < 2) return false; // k too short for two 64-deep slices: no slabs, no sum
     std::lock_guard<std::mutex> lock(s.split);

@@ -54,8 +54,13 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
 
 // The DGEMM kernels' names, in DgemmKernel's order, as the environment spells them and as the
 // call log names them.
-const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64"};
-const char *const kDgemmKernelLog[] = {"", "simt-f64-64x64", "dmma-f64-128x128", "dmma-f64-64x64"};
+const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64", "128x32", "32x128"};
+const char *const kDgemmKernelLog[] = {"",
+                                       "simt-f64-64x64",
+                                       "dmma-f64-128x128",
+                                       "dmma-f64-64x64",
+                                       "dmma-f64-128x32",
+                                       "dmma-f64-32x128"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
 // C = alpha·Σ_s W_s + beta·C, one thread per element of C (m fastest: coalesced).
@@ -97,15 +102,24 @@ int sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, int tile) {
     return kTile64;
 }
 
-// Automatic: dmma 128x128 once there is a 128x128 tile for every multiprocessor, else 64x64
-// (two blocks per SM; split-K where the tiles are few). Since the fragment tiles are swizzled
-// the larger tile is the faster at 4096^3 and 8192^3 and with a short k, where it also writes
-// C in half as many blocks (docs/journal/2026-11-cuda-gemm.md).
+bool thin(int64_t m, int64_t n) { return m <= kDgemmThinSide || n <= kDgemmThinSide; }
+
+// Automatic: a thin product (dgemm_thin) on the thin tile along its long side (128x32 where n
+// is the thin side, or both are and m is the longer); else dmma 128x128 once there is a
+// 128x128 tile for every multiprocessor, else 64x64 (two blocks per SM; split-K where the
+// tiles are few). Since the fragment tiles are swizzled the larger tile is the faster at
+// 4096^3 and 8192^3 and with a short k, where it also writes C in half as many blocks
+// (docs/journal/2026-11-cuda-gemm.md).
 DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
+    if (thin(m, n))
+        return n <= kDgemmThinSide && (m > kDgemmThinSide || m >= n) ? DgemmKernel::t128x32
+                                                                     : DgemmKernel::t32x128;
     return large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
 }
+
+bool thin_tile(DgemmKernel d) { return d == DgemmKernel::t128x32 || d == DgemmKernel::t32x128; }
 
 } // namespace
 
@@ -118,6 +132,9 @@ bool parse_sgemm_tile(const char *name, int *out) {
 bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k) {
     return k <= kDgemmShortK &&
            dgemm_kernel(dev, m, n, DgemmKernel::automatic) == DgemmKernel::t128x128;
+}
+bool dgemm_thin(const DeviceInfo &dev, int64_t m, int64_t n) {
+    return dev.cc_major >= 8 && thin(m, n);
 }
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) {
     return parse_name(kDgemmKernels, name, out);
@@ -156,8 +173,14 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
     } else if (elem_size == 4 && choice.math == SgemmMath::fp32) {
         const SimtTile &row = kSgemmTiles[sgemm_tile(dev, m, n, choice.sgemm)];
         t = {row.bm, row.bn, row.resident};
-    } else if (elem_size == 8 && dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) {
-        t = {64, 64, 2};
+    } else if (elem_size == 8) {
+        switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
+        case DgemmKernel::t128x32: t = {128, 32, 2}; break;
+        case DgemmKernel::t32x128: t = {32, 128, 2}; break;
+        case DgemmKernel::t128x128:
+        case DgemmKernel::automatic: break;
+        default: t = {64, 64, 2};
+        }
     }
     return t;
 }
@@ -169,6 +192,14 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     const int bm = t.bm, bn = t.bn, resident = t.resident;
     const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
     const int64_t capacity = int64_t(resident) * dev.sm_count;
+    if (elem_size == 8 && thin_tile(dgemm_kernel(dev, m, n, choice.dgemm))) {
+        // Blocks each bound by their reads' latency: as many as one wave holds, all at once.
+        // No more: blocks of a second wave would start late and finish last.
+        int64_t slices = capacity / tiles;
+        const int64_t deepest = (k + kThinSliceDepth - 1) / kThinSliceDepth;
+        if (slices > deepest) slices = deepest;
+        return slices < 2 ? 1 : int(slices);
+    }
     // Split only where the tiles fill less than half of the device's places: a grid nearly
     // full already (2048² on 256×128 tiles fills 128 of 132) only pays for the partial sums.
     if (2 * tiles > capacity) return 1;
@@ -178,6 +209,30 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     if (slices > 16) slices = 16;
     return slices < 2 ? 1 : int(slices);
 }
+
+int fit_split_to_waves(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                       const KernelChoice &choice) {
+    const int64_t asked = choice.split_k;
+    if (asked < 2) return int(asked);
+    const KernelTile t = kernel_tile(dev, elem_size, m, n, k, choice);
+    if (t.resident != 1) return int(asked);
+    const int64_t tiles = ((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
+    const int64_t places = dev.sm_count;
+    // The time of s slices in units of a k step: the waves of blocks times each one's depth.
+    auto cost = [&](int64_t s) {
+        const int64_t depth = split_k_depth(k, s), slices = (k + depth - 1) / depth;
+        return double((tiles * slices + places - 1) / places) * double(depth);
+    };
+    const int64_t depth = split_k_depth(k, asked);
+    if (tiles * ((k + depth - 1) / depth) <= places) return int(asked);
+    int64_t best = asked;
+    for (int64_t s = (asked + 1) / 2; s <= 2 * asked && s <= k / 64; ++s) {
+        const double c = cost(s), b = cost(best);
+        if (c < b || (c == b && std::abs(s - asked) < std::abs(best - asked))) best = s;
+    }
+    return cost(best) <= (1 - kWaveFitGain) * cost(asked) ? int(best) : int(asked);
+}
+
 // The k step (BK) of the two kernels with a stream-K form, for the plan's spans and for their
 // launches alike: a plan counting other steps than its kernel would cut a tile twice.
 constexpr int kSimtLargeBK = kSgemmTiles[kTileSK].bk;
@@ -247,7 +302,7 @@ const char *sgemm_tile_names() {
     }();
     return names.c_str();
 }
-const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64"; }
+const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64, 128x32, 32x128"; }
 const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
@@ -264,6 +319,8 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
     case DgemmKernel::simt: return launch_simt_dgemm(stream, ta, tb, p);
     case DgemmKernel::t64x64: return launch_dmma(false, stream, ta, tb, p);
+    case DgemmKernel::t128x32: return launch_dmma_thin(true, stream, ta, tb, p);
+    case DgemmKernel::t32x128: return launch_dmma_thin(false, stream, ta, tb, p);
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }

@@ -23,7 +23,8 @@ struct DeviceInfo {
 // rules); a named tile runs every shape. An SGEMM SIMT tile is a row of kSgemmTiles
 // (gemm_tiles.hpp), kAutoTile for automatic.
 inline constexpr int kAutoTile = -1;
-enum class DgemmKernel { automatic, simt, t128x128, t64x64 };
+// DGEMM: the SIMT kernel, or dmma tiles (128x32 and 32x128: the thin products', dgemm_thin).
+enum class DgemmKernel { automatic, simt, t128x128, t64x64, t128x32, t32x128 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
 
@@ -83,10 +84,42 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
 // other shapes and alignments, pick smaller tiles or the SIMT kernel, slower there.
 inline constexpr int64_t kDgemmShortK = 128;
 bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k);
+// Whether a DGEMM is thin: m or n at most kDgemmThinSide on a device with FP64 tensor cores.
+// The rules run it on dmma 128x32 (n the thin side) or 32x128 (m), whatever a tuning table
+// would pick. Such a product only streams its long operand (2·side flops per element read,
+// far under the tensor cores' balance), and each block's k steps wait on their reads: a
+// 64-wide tile spends half of each step on the thin side's padding and brings 8 KiB of the
+// long operand per step, the thin tiles 16 KiB, and split-K spreads k over one wave of them
+// (split_k_slices). The table's rows, measured on the 64-wide tiles, do not know them.
+inline constexpr int64_t kDgemmThinSide = 32;
+bool dgemm_thin(const DeviceInfo &dev, int64_t m, int64_t n);
 // Slices of k for split-K (1: none): automatic when the chosen kernel's tiles fill less than
-// half of the blocks the device holds at once and k is deep (512 or more per slice).
+// half of the blocks the device holds at once and k is deep (512 or more per slice). On the
+// thin DGEMM tiles: as many slices as one wave of blocks holds, down to kThinSliceDepth deep
+// (each block there is bound by the latency of its reads, not the device by its bandwidth,
+// so the more blocks at once the faster).
+inline constexpr int64_t kThinSliceDepth = 64;
 int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
                    const KernelChoice &choice);
+// The depth of each slice when k is split in `slices`: whole 64-deep steps (a whole number of
+// every kernel's k steps), so that ceil(k / depth) slices run, at most `slices`.
+inline int64_t split_k_depth(int64_t k, int64_t slices) {
+    return ((k + slices - 1) / slices + 63) / 64 * 64;
+}
+// A tuning table's slices of k (choice.split_k > 1) refitted to this product's grid. The
+// table's neighbours measured their slices on other tile counts; where the product's blocks
+// overrun whole waves of the device's places by a few, the last wave runs nearly empty
+// (5526×56×6434 on 256x64 tiles: 22 tiles in 8 slices are 176 blocks for 132 places, two
+// waves, where 6 slices take one). For tiles of one block per multiprocessor whose blocks
+// fill more than one wave: of the slices between half and twice the table's, the one with
+// the fewest waves × slice depth when that is at least kWaveFitGain less than the table's
+// (ties: the nearest to the table's); else the table's. Tiles of several blocks per
+// multiprocessor keep the table's: there a last partial wave's blocks share their
+// multiprocessors with fewer others and run faster, so a wave is no whole step of time, and
+// the table's slices, measured, know that better than the count of waves.
+inline constexpr double kWaveFitGain = 0.1;
+int fit_split_to_waves(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,
+                       const KernelChoice &choice);
 // C = alpha·Σ_s W_s + beta·C over `slices` slabs of W (m×n, leading dimension ldw, ldw·n
 // elements apart); beta == 0 never reads C.
 template <typename T>

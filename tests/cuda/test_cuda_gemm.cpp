@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cuda_support.hpp"
-#include "kernels.hpp" // kDgemmShortK
+#include "kernels.hpp" // kDgemmShortK, kDgemmThinSide
 
 namespace tessera::test {
 namespace {
@@ -468,6 +468,84 @@ TEST(CudaGemmShortK, DgemmKeepsTheRules) {
         EXPECT_NE(log.find("dmma-f64-128x128 for dgemm " + p + "\n"), std::string::npos)
             << p << " in:\n"
             << log;
+}
+
+// Thin DGEMM (m or n at most kDgemmThinSide), which keeps the rules' dmma 128x32 (n thin) or
+// 32x128 (m thin, or both and n the longer) whatever the tuning table would pick
+// (cuda/kernels.cu, dgemm_thin), split-K over one wave of blocks where k is deep: long sides
+// ragged against the 128-wide tile, thin sides of 1 to 32, k from 16 to beyond a few slices
+// (partial last k tiles, slices of whole 64-deep steps), every transpose, beta 0 (C poisoned
+// with NaN) and beta != 0, leading dimensions padded so that A, B and C take the 16-byte and
+// the element copies, C's padding poisoned and checked unwritten. Device operands of small
+// integers (every sum exact), every element checked. With TESSERA_VERBOSE=1 (CTest:
+// cuda_dgemm_thin) and the automatic kernels the log names the thin tile, without the table.
+TEST(CudaGemmThin, DgemmRunsTheThinTiles) {
+    TSR_REQUIRE_CUDA();
+    int major = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CUDA), TSR_SUCCESS) << tsr_last_error();
+    const bool check_log = env_is("TESSERA_VERBOSE", "1") && !std::getenv("TESSERA_CUDA_DGEMM") &&
+                           !std::getenv("TESSERA_CUDA_SPLITK") && major >= 8;
+    if (check_log) ::testing::internal::CaptureStderr();
+    std::vector<std::pair<std::string, std::string>> expected; // product, kernel in the log
+    const int64_t side = cuda::kDgemmThinSide;
+    int round = 0;
+    for (Shape s :
+         {Shape{3000, 17, 2000}, Shape{129, side, 700}, Shape{1000, 1, 257}, Shape{31, 2500, 1500},
+          Shape{1, 300, 4000}, Shape{20, 28, 3000}, Shape{side, side, 16}, Shape{5000, 9, 1027}})
+        for (int ops = 0; ops < 4; ++ops) {
+            const bool ta = ops & 1, tb = ops & 2;
+            const int64_t m = s.m, n = s.n, k = s.k, pad = round % 4;
+            const double beta = round % 2 ? -0.5 : 0.0, alpha = round % 3 ? 1.0 : -2.0;
+            ++round;
+            const int64_t lda = (ta ? k : m) + pad, ldb = (tb ? n : k) + (pad + 1) % 4;
+            const int64_t ldc = m + 1 + (round % 2); // one or two poisoned rows
+            SmallInts g{uint32_t(test_rng("/thin" + std::to_string(round))())};
+            ExactOperands<double> x(g, size_t(lda * (ta ? m : k)), size_t(ldb * (tb ? k : n)), m, n,
+                                    ldc);
+            if (beta == 0)
+                for (double &e : x.c0) e = std::numeric_limits<double>::quiet_NaN();
+            std::vector<double> c;
+            ASSERT_TRUE(x.run(h, ta ? TSR_OP_T : TSR_OP_N, tb ? TSR_OP_T : TSR_OP_N, m, n, k, alpha,
+                              lda, ldb, beta, ldc, c));
+            const std::string name = std::string(ta ? "T" : "N") + (tb ? "T" : "N") +
+                                     " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                                     " k=" + std::to_string(k);
+            const bool tall = n <= side && (m > side || m >= n);
+            expected.emplace_back(name, tall ? "dmma-f64-128x32" : "dmma-f64-32x128");
+            int64_t bad = 0;
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < ldc; ++i) {
+                    const double got = c[size_t(i + j * ldc)];
+                    if (i >= m) { // padding: still the poison
+                        if (!std::isnan(got) && bad++ < 3)
+                            ADD_FAILURE() << name << ": padding C(" << i << "," << j << ") written";
+                        continue;
+                    }
+                    double want = beta == 0 ? 0.0 : beta * x.c0[size_t(i + j * ldc)];
+                    for (int64_t l = 0; l < k; ++l)
+                        want += alpha * (ta ? x.a[size_t(l + i * lda)] : x.a[size_t(i + l * lda)]) *
+                                (tb ? x.b[size_t(j + l * ldb)] : x.b[size_t(l + j * ldb)]);
+                    if (got != want && bad++ < 3)
+                        ADD_FAILURE() << name << ": C(" << i << "," << j << ") = " << got
+                                      << ", want " << want;
+                }
+            EXPECT_EQ(bad, 0) << "wrong or written elements, " << name << " beta " << beta;
+        }
+    tsr_destroy(h);
+    if (!check_log) return;
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    for (const auto &[product, kernel] : expected) {
+        const size_t at = log.find("for dgemm " + product + "\n");
+        EXPECT_NE(at, std::string::npos) << product << " (untabled) in:\n" << log;
+        if (at == std::string::npos) continue;
+        const size_t line = log.rfind("tessera: cuda kernel ", at);
+        EXPECT_EQ(log.compare(line, 21 + kernel.size(), "tessera: cuda kernel " + kernel), 0)
+            << product << ": want " << kernel << " in:\n"
+            << log;
+    }
 }
 
 } // namespace

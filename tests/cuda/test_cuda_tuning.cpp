@@ -235,9 +235,12 @@ TEST(CudaTuning, BuiltInTablesParse) {
     }
 }
 
-// With TESSERA_CUDA_TUNING=tests/cuda/tuning_test.tsv (its CTest entry): that table's one
-// candidate per precision runs near its rows, the log says so, and the products are right on
-// leading dimensions of every remainder modulo 4.
+// With TESSERA_CUDA_TUNING=tests/cuda/tuning_test.tsv (its CTest entry): that table's
+// candidates run near their rows, the log says so, and the products are right on leading
+// dimensions of every remainder modulo 4. The table's slices are refitted to the product's
+// waves (cuda/kernels.cu, fit_split_to_waves): 4351×48 on 256x64 tiles is 17 tiles, whose 8
+// slices (136 blocks) overrun the 132 places of one block per multiprocessor; 7 slices take
+// one wave. A 256x64 pick across a side of 32 or less runs on 128x32 tiles (cuda/gemm.cu).
 TEST(CudaTuning, TableChoosesTheKernel) {
     if (!std::getenv("TESSERA_CUDA_TUNING") ||
         std::string(std::getenv("TESSERA_CUDA_TUNING")).find("tuning_test.tsv") ==
@@ -259,6 +262,11 @@ TEST(CudaTuning, TableChoosesTheKernel) {
         EXPECT_TRUE(run_and_check<float>(h, s, pad)) << "pad " << pad;
         EXPECT_TRUE(run_and_check<double>(h, d, pad)) << "pad " << pad;
     }
+    // m odd: A's columns are not whole vectors, so the table's unaligned rows apply.
+    const GemmCase waves{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 4351, 48, 2048, 1.0, 0.5};
+    EXPECT_TRUE(run_and_check<float>(h, waves, 1));
+    const GemmCase thin{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 4351, 24, 2048, 1.0, 0.0};
+    EXPECT_TRUE(run_and_check<float>(h, thin, 1));
     // Far from every row: the rules.
     const GemmCase far{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 20, 20, 20, 1.0, 0.0};
     EXPECT_TRUE(run_and_check<float>(h, far, 1));
@@ -270,6 +278,14 @@ TEST(CudaTuning, TableChoosesTheKernel) {
         << log;
     EXPECT_NE(log.find("tessera: cuda kernel dmma-f64-64x64 for dgemm TN m=40 n=3000 k=2000 "
                        "(tuning table, nearest TN 40x3000x2048)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("tessera: cuda kernel simt-f32-256x64, k in up to 7 slices for sgemm NN "
+                       "m=4351 n=48 k=2048 (tuning table, nearest NN 4352x48x2048)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("tessera: cuda kernel simt-f32-128x32, k in up to 8 slices for sgemm NN "
+                       "m=4351 n=24 k=2048 (tuning table, nearest NN 4352x48x2048)"),
               std::string::npos)
         << log;
     EXPECT_NE(log.find("for sgemm NN m=20 n=20 k=20\n"), std::string::npos) << log;
