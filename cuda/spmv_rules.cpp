@@ -1,4 +1,5 @@
-// The AUTO rules for a GPU: DIA where it streams fewer bytes than CSR, CSR on column-sorted
+// The AUTO rules for a GPU: DIA where it streams fewer bytes than CSR or than the ELL or HYB
+// product it would displace, CSR on column-sorted
 // row tiles for short rows scattered over a wide x, ELL for short rows of
 // nearly equal length, HYB when a few long rows spoil that, CSR otherwise with its kernel
 // (a thread per row, lanes per row, or the merge path) chosen from the rows' shape.
@@ -78,7 +79,6 @@ Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, s
             TSR_FORMAT_DIA,
             "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of CSR, x read contiguously",
             (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / m.csr_bytes);
-
     if (gpu_tiles_auto(s)) {
         decide(TSR_FORMAT_CSR,
                "short rows (mean %.1f, max %lld) scattered over %lld columns (%.0f%% of entries "
@@ -89,22 +89,35 @@ Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, s
         return plan;
     }
 
-    if (r.mean <= kGpuEllMaxMean) {
-        const bool ell_allowed = sparse::ell_allowed(s);
-        if (ell_allowed && s.ell_fill() >= kGpuEllMinFill)
-            return decide(
-                TSR_FORMAT_ELL,
-                "rows of nearly equal length (mean %.1f, max %lld): ELL blocks filled %.0f%%, "
-                "a thread per row reading slot by slot, coalesced",
-                r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
-        if (hyb_tail <= kGpuHybMaxTail && hyb_fill >= kGpuHybMinFill)
-            return decide(
-                TSR_FORMAT_HYB,
-                "rows of nearly equal length (mean %.1f) but a few long ones (max %lld): HYB of "
-                "width %lld filled %.0f%%, %.0f%% of entries in its COO tail",
-                r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
-                100.0 * hyb_tail);
-    }
+    // ELL or HYB as below; DIA displaces either where it streams no more bytes than they do (it
+    // reads x contiguously where they gather it).
+    const double vb = double(value_bytes), ib = double(index_bytes);
+    const bool ell =
+        r.mean <= kGpuEllMaxMean && sparse::ell_allowed(s) && s.ell_fill() >= kGpuEllMinFill;
+    const bool hyb = !ell && r.mean <= kGpuEllMaxMean && hyb_tail <= kGpuHybMaxTail &&
+                     hyb_fill >= kGpuHybMinFill;
+    const double ell_bytes = double(s.ell_blocked) * (vb + ib);
+    const double hyb_bytes = double(s.hyb_blocked) * (vb + ib) + double(s.hyb_tail) * (vb + 2 * ib);
+    if ((ell || hyb) && sparse::dia_admissible(s) && m.dia_bytes <= (ell ? ell_bytes : hyb_bytes))
+        return decide(TSR_FORMAT_DIA,
+                      "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of %s, x read "
+                      "contiguously",
+                      (long long)s.ndiag, 100.0 * s.dia_fill(),
+                      m.dia_bytes / (ell ? ell_bytes : hyb_bytes), ell ? "ELL" : "HYB");
+
+    if (ell)
+        return decide(
+            TSR_FORMAT_ELL,
+            "rows of nearly equal length (mean %.1f, max %lld): ELL blocks filled %.0f%%, "
+            "a thread per row reading slot by slot, coalesced",
+            r.mean, (long long)r.max_len, 100.0 * s.ell_fill());
+    if (hyb)
+        return decide(
+            TSR_FORMAT_HYB,
+            "rows of nearly equal length (mean %.1f) but a few long ones (max %lld): HYB of "
+            "width %lld filled %.0f%%, %.0f%% of entries in its COO tail",
+            r.mean, (long long)r.max_len, (long long)s.hyb_width, 100.0 * hyb_fill,
+            100.0 * hyb_tail);
 
     const CsrKernel k = gpu_csr_kernel(r, &s);
     return decide(

@@ -25,9 +25,13 @@ FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t in
             s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0};
 }
 
-bool dia_pays(const Structure &s, const FormatMeasures &m) {
+bool dia_admissible(const Structure &s) {
     return s.stored_zeros == 0 && padding_fault("DIA", s.dia_slots, s.row.nnz, "").empty() &&
-           s.ndiag <= kDiaMaxDiagonals && m.dia_bytes * kDiaMargin <= m.csr_bytes;
+           s.ndiag <= kDiaMaxDiagonals;
+}
+
+bool dia_pays(const Structure &s, const FormatMeasures &m) {
+    return dia_admissible(s) && m.dia_bytes * kDiaMargin <= m.csr_bytes;
 }
 
 bool ell_allowed(const Structure &s) {

@@ -20,9 +20,11 @@ struct FormatMeasures {
 };
 FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t index_bytes);
 
-// DIA pays on any backend: within the padding limit, at most kDiaMaxDiagonals diagonals, no
-// stored zeros (DIA's kernels skip zero values, so a stored zero would be skipped alike and
-// 0·NaN lost), and no more bytes than CSR.
+// DIA may run: within the padding limit, at most kDiaMaxDiagonals diagonals, no stored zeros
+// (DIA's kernels skip zero values, so a stored zero would be skipped alike and 0·NaN lost).
+bool dia_admissible(const Structure &s);
+
+// DIA pays on any backend: admissible, and no more bytes than CSR.
 bool dia_pays(const Structure &s, const FormatMeasures &m);
 
 // Whether ELL of this structure is within the padding limit.

@@ -75,6 +75,24 @@ TEST(SparseGpuRules, Formats) {
     EXPECT_EQ(gpu_plan(random_k_per_row(10, 10, 0, 1)).format, TSR_FORMAT_CSR) << "no entries";
 }
 
+// DIA against the format it would displace: a band of 17 diagonals 60% filled streams a little
+// more than CSR in double, yet fewer bytes than HYB (whose rows it would otherwise take, x then
+// gathered); dense 8-blocks on the diagonal (15 diagonals half filled) stream more in DIA than in
+// full ELL rows, and fewer than CSR and ELL in float.
+TEST(SparseGpuRules, DiaAgainstTheFormatItDisplaces) {
+    using namespace tessera::bench;
+    const tessera::bench::CsrMatrix band = banded(200000, 8, 0.6, 3);
+    EXPECT_EQ(gpu_plan(band).format, TSR_FORMAT_DIA) << gpu_plan(band).reason;
+    EXPECT_NE(gpu_plan(band).reason.find("bytes of HYB"), std::string::npos)
+        << gpu_plan(band).reason;
+    const tessera::bench::CsrMatrix blocks = block_diagonal(200000, 8, 3);
+    EXPECT_EQ(gpu_plan(blocks).format, TSR_FORMAT_ELL) << gpu_plan(blocks).reason;
+    Storage s = storage_of(blocks);
+    auto &t = std::get<Typed<double, int32_t>>(s.typed);
+    const Structure st = analyze(t.csr, t.rows);
+    EXPECT_EQ(tessera::cuda::plan_format(st, TSR_FORMAT_AUTO, 4, 4).format, TSR_FORMAT_DIA);
+}
+
 TEST(SparseGpuRules, CsrKernelFromRowLengths) {
     using namespace tessera::bench;
     EXPECT_EQ(csr_kernel(laplacian_2d(50)), CsrKernel::rows);
