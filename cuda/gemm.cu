@@ -116,7 +116,7 @@ KernelChoice tuned_choice(const DeviceInfo &dev, const core::GemmArgs<T> &a, con
     if constexpr (sizeof(T) == 4) {
         if (kc.sgemm != kAutoTile || kc.math != SgemmMath::fp32) return kc;
     } else if (kc.dgemm != DgemmKernel::automatic || dev.cc_major < 8 ||
-               dgemm_short_k(dev, a.m, a.n, a.k) || dgemm_thin(dev, a.m, a.n)) {
+               dgemm_short_k(dev, a.m, a.n, a.k) || dgemm_thin(dev, a.m, a.n, a.k)) {
         return kc;
     }
     const Tuning *tuning = tuning_for(dev);

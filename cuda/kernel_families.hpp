@@ -24,8 +24,9 @@ cudaError_t launch_simt_dgemm(cudaStream_t stream, bool ta, bool tb, const GemmP
 inline constexpr int kDmmaLargeBK = 16; // the 128×128 kernel's k step (stream-K plans count it)
 cudaError_t launch_dmma(bool large, cudaStream_t stream, bool ta, bool tb,
                         const GemmParams<double> &p);
-// The thin products' dmma tiles (dgemm_thin): 128×32 (tall, n thin) or 32×128 (m thin).
-cudaError_t launch_dmma_thin(bool tall, cudaStream_t stream, bool ta, bool tb,
+// The thin products' dmma tiles (dgemm_thin), bm×bn: 128×32 or 128×64 (tall, n thin), 32×128 or
+// 64×128 (m thin).
+cudaError_t launch_dmma_thin(int bm, int bn, cudaStream_t stream, bool ta, bool tb,
                              const GemmParams<double> &p);
 
 // SGEMM on the TF32 tensor cores with mma.sync (tf32_kernels.cu): one term (TF32) or three

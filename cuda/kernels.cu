@@ -6,6 +6,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <array>
 #include <string>
@@ -54,13 +55,16 @@ __global__ void scale_kernel(int64_t m, int64_t n, T beta, T *C, int64_t ldc) {
 
 // The DGEMM kernels' names, in DgemmKernel's order, as the environment spells them and as the
 // call log names them.
-const char *const kDgemmKernels[] = {"auto", "simt", "128x128", "64x64", "128x32", "32x128"};
+const char *const kDgemmKernels[] = {"auto",   "simt",   "128x128", "64x64",
+                                     "128x32", "32x128", "128x64",  "64x128"};
 const char *const kDgemmKernelLog[] = {"",
                                        "simt-f64-64x64",
                                        "dmma-f64-128x128",
                                        "dmma-f64-64x64",
                                        "dmma-f64-128x32",
-                                       "dmma-f64-32x128"};
+                                       "dmma-f64-32x128",
+                                       "dmma-f64-128x64",
+                                       "dmma-f64-64x128"};
 const char *const kSgemmMaths[] = {"fp32", "tf32", "tf32x3"};
 
 // C = alpha·Σ_s W_s + beta·C, one thread per element of C (m fastest: coalesced).
@@ -102,24 +106,34 @@ int sgemm_tile(const DeviceInfo &dev, int64_t m, int64_t n, int tile) {
     return kTile64;
 }
 
-bool thin(int64_t m, int64_t n) { return m <= kDgemmThinSide || n <= kDgemmThinSide; }
+bool thin(int64_t m, int64_t n, int64_t k) {
+    const int64_t side = std::min(m, n);
+    return side <= kDgemmThin32Side ||
+           (side <= kDgemmThinSide && std::max(m, n) * k >= kDgemmThin64Work);
+}
 
-// Automatic: a thin product (dgemm_thin) on the thin tile along its long side (128x32 where n
-// is the thin side, or both are and m is the longer); else dmma 128x128 once there is a
-// 128x128 tile for every multiprocessor, else 64x64 (two blocks per SM; split-K where the
-// tiles are few). Since the fragment tiles are swizzled the larger tile is the faster at
-// 4096^3 and 8192^3 and with a short k, where it also writes C in half as many blocks
+// Automatic: a thin product (dgemm_thin) on the thin tile along its long side (128x32 or
+// 128x64 where n is the shorter side, 32x128 or 64x128 where m is); else dmma 128x128 once there is
+// a 128x128 tile for every multiprocessor, else 64x64 (two blocks per SM; split-K where the tiles
+// are few). Since the fragment tiles are swizzled the larger tile is the faster at 4096^3 and
+// 8192^3 and with a short k, where it also writes C in half as many blocks
 // (docs/journal/2026-11-cuda-gemm.md).
-DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, DgemmKernel kernel) {
+DgemmKernel dgemm_kernel(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k,
+                         DgemmKernel kernel) {
     if (kernel == DgemmKernel::simt || dev.cc_major < 8) return DgemmKernel::simt;
     if (kernel != DgemmKernel::automatic) return kernel;
-    if (thin(m, n))
-        return n <= kDgemmThinSide && (m > kDgemmThinSide || m >= n) ? DgemmKernel::t128x32
-                                                                     : DgemmKernel::t32x128;
+    if (thin(m, n, k)) {
+        const bool narrow = std::min(m, n) <= kDgemmThin32Side;
+        if (n <= m) return narrow ? DgemmKernel::t128x32 : DgemmKernel::t128x64;
+        return narrow ? DgemmKernel::t32x128 : DgemmKernel::t64x128;
+    }
     return large_tiles(dev, m, n) ? DgemmKernel::t128x128 : DgemmKernel::t64x64;
 }
 
-bool thin_tile(DgemmKernel d) { return d == DgemmKernel::t128x32 || d == DgemmKernel::t32x128; }
+bool thin_tile(DgemmKernel d) {
+    return d == DgemmKernel::t128x32 || d == DgemmKernel::t32x128 || d == DgemmKernel::t128x64 ||
+           d == DgemmKernel::t64x128;
+}
 
 } // namespace
 
@@ -131,10 +145,10 @@ bool parse_sgemm_tile(const char *name, int *out) {
 }
 bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k) {
     return k <= kDgemmShortK &&
-           dgemm_kernel(dev, m, n, DgemmKernel::automatic) == DgemmKernel::t128x128;
+           dgemm_kernel(dev, m, n, k, DgemmKernel::automatic) == DgemmKernel::t128x128;
 }
-bool dgemm_thin(const DeviceInfo &dev, int64_t m, int64_t n) {
-    return dev.cc_major >= 8 && thin(m, n);
+bool dgemm_thin(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k) {
+    return dev.cc_major >= 8 && thin(m, n, k);
 }
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out) {
     return parse_name(kDgemmKernels, name, out);
@@ -174,9 +188,11 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
         const SimtTile &row = kSgemmTiles[sgemm_tile(dev, m, n, choice.sgemm)];
         t = {row.bm, row.bn, row.resident};
     } else if (elem_size == 8) {
-        switch (dgemm_kernel(dev, m, n, choice.dgemm)) {
+        switch (dgemm_kernel(dev, m, n, k, choice.dgemm)) {
         case DgemmKernel::t128x32: t = {128, 32, 2}; break;
         case DgemmKernel::t32x128: t = {32, 128, 2}; break;
+        case DgemmKernel::t128x64: t = {128, 64, 2}; break;
+        case DgemmKernel::t64x128: t = {64, 128, 2}; break;
         case DgemmKernel::t128x128:
         case DgemmKernel::automatic: break;
         default: t = {64, 64, 2};
@@ -192,7 +208,7 @@ int split_k_slices(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, i
     const int bm = t.bm, bn = t.bn, resident = t.resident;
     const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
     const int64_t capacity = int64_t(resident) * dev.sm_count;
-    if (elem_size == 8 && thin_tile(dgemm_kernel(dev, m, n, choice.dgemm))) {
+    if (elem_size == 8 && thin_tile(dgemm_kernel(dev, m, n, k, choice.dgemm))) {
         // Blocks each bound by their reads' latency: as many as one wave holds, all at once.
         // No more: blocks of a second wave would start late and finish last.
         int64_t slices = capacity / tiles;
@@ -251,7 +267,7 @@ StreamKPlan stream_k_plan(const DeviceInfo &dev, int elem_size, int64_t m, int64
         if (use_wgmma(dev, choice) || choice.math != SgemmMath::fp32) return plan;
         if (sgemm_tile(dev, m, n, choice.sgemm) != kTileSK) return plan;
     } else {
-        if (dgemm_kernel(dev, m, n, choice.dgemm) != DgemmKernel::t128x128) return plan;
+        if (dgemm_kernel(dev, m, n, k, choice.dgemm) != DgemmKernel::t128x128) return plan;
     }
     if (split_k_slices(dev, elem_size, m, n, k, choice) > 1) return plan;
     const KernelTile t = kernel_tile(dev, elem_size, m, n, k, choice); // the tile the launch takes
@@ -302,7 +318,9 @@ const char *sgemm_tile_names() {
     }();
     return names.c_str();
 }
-const char *dgemm_kernel_names() { return "auto, simt, 128x128, 64x64, 128x32, 32x128"; }
+const char *dgemm_kernel_names() {
+    return "auto, simt, 128x128, 64x64, 128x32, 32x128, 128x64, 64x128";
+}
 const char *sgemm_math_names() { return "fp32, tf32, tf32x3"; }
 
 cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
@@ -316,11 +334,13 @@ cudaError_t launch_sgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
 
 cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bool tb,
                          GemmParams<double> p, const KernelChoice &choice) {
-    switch (dgemm_kernel(dev, p.m, p.n, choice.dgemm)) {
+    switch (dgemm_kernel(dev, p.m, p.n, p.k, choice.dgemm)) {
     case DgemmKernel::simt: return launch_simt_dgemm(stream, ta, tb, p);
     case DgemmKernel::t64x64: return launch_dmma(false, stream, ta, tb, p);
-    case DgemmKernel::t128x32: return launch_dmma_thin(true, stream, ta, tb, p);
-    case DgemmKernel::t32x128: return launch_dmma_thin(false, stream, ta, tb, p);
+    case DgemmKernel::t128x32: return launch_dmma_thin(128, 32, stream, ta, tb, p);
+    case DgemmKernel::t32x128: return launch_dmma_thin(32, 128, stream, ta, tb, p);
+    case DgemmKernel::t128x64: return launch_dmma_thin(128, 64, stream, ta, tb, p);
+    case DgemmKernel::t64x128: return launch_dmma_thin(64, 128, stream, ta, tb, p);
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }
@@ -337,7 +357,7 @@ const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, in
         if (choice.math == SgemmMath::tf32x3) return "tf32x3-f32-128x128";
         return kSgemmTiles[sgemm_tile(dev, m, n, choice.sgemm)].kernel;
     }
-    DgemmKernel d = dgemm_kernel(dev, m, n, choice.dgemm);
+    DgemmKernel d = dgemm_kernel(dev, m, n, k, choice.dgemm);
     if (d == DgemmKernel::automatic) d = DgemmKernel::t128x128;
     return kDgemmKernelLog[int(d)];
 }

@@ -23,8 +23,9 @@ struct DeviceInfo {
 // rules); a named tile runs every shape. An SGEMM SIMT tile is a row of kSgemmTiles
 // (gemm_tiles.hpp), kAutoTile for automatic.
 inline constexpr int kAutoTile = -1;
-// DGEMM: the SIMT kernel, or dmma tiles (128x32 and 32x128: the thin products', dgemm_thin).
-enum class DgemmKernel { automatic, simt, t128x128, t64x64, t128x32, t32x128 };
+// DGEMM: the SIMT kernel, or dmma tiles (128x32, 32x128, 128x64, 64x128: the thin products',
+// dgemm_thin).
+enum class DgemmKernel { automatic, simt, t128x128, t64x64, t128x32, t32x128, t128x64, t64x128 };
 // SGEMM arithmetic: FP32 (the default), or the opt-in TF32 tensor-core paths.
 enum class SgemmMath { fp32, tf32, tf32x3 };
 
@@ -84,15 +85,22 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
 // other shapes and alignments, pick smaller tiles or the SIMT kernel, slower there.
 inline constexpr int64_t kDgemmShortK = 128;
 bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k);
-// Whether a DGEMM is thin: m or n at most kDgemmThinSide on a device with FP64 tensor cores.
-// The rules run it on dmma 128x32 (n the thin side) or 32x128 (m), whatever a tuning table
-// would pick. Such a product only streams its long operand (2·side flops per element read,
-// far under the tensor cores' balance), and each block's k steps wait on their reads: a
-// 64-wide tile spends half of each step on the thin side's padding and brings 8 KiB of the
-// long operand per step, the thin tiles 16 KiB, and split-K spreads k over one wave of them
-// (split_k_slices). The table's rows, measured on the 64-wide tiles, do not know them.
-inline constexpr int64_t kDgemmThinSide = 32;
-bool dgemm_thin(const DeviceInfo &dev, int64_t m, int64_t n);
+// Whether a DGEMM is thin on a device with FP64 tensor cores: m or n at most kDgemmThin32Side,
+// or at most kDgemmThinSide with the longer side times k at least kDgemmThin64Work. The rules
+// run it on a thin dmma tile along its long side, whatever a tuning table would pick: 128x32
+// (n the thin side) or 32x128 (m) where that side is at most kDgemmThin32Side, else 128x64 or
+// 64x128. Such a product only streams its long operand (2·side flops per
+// element read, far under the tensor cores' balance), and each block's k steps wait on their
+// reads: a 64x64 tile brings 8 KiB of the long operand per step (and across a side of 32 or
+// less spends half of each step on padding), the thin tiles 16 KiB with eight warps, and
+// split-K spreads k over one wave of them (split_k_slices). The table's rows, measured on the
+// 64x64 and 128x128 tiles, do not know them.
+// Below kDgemmThin64Work a product of a side of 33 to 64 takes some microseconds, and the
+// table's picks, measured there, ran as fast as the thin tiles or faster (journal).
+inline constexpr int64_t kDgemmThinSide = 64;
+inline constexpr int64_t kDgemmThin32Side = 32;
+inline constexpr int64_t kDgemmThin64Work = int64_t(1) << 20;
+bool dgemm_thin(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k);
 // Slices of k for split-K (1: none): automatic when the chosen kernel's tiles fill less than
 // half of the blocks the device holds at once and k is deep (512 or more per slice). On the
 // thin DGEMM tiles: as many slices as one wave of blocks holds, down to kThinSliceDepth deep

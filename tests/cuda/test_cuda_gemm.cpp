@@ -2,6 +2,7 @@
 // buffers): shapes around every tile edge, both layouts, all ops, padded ld, alpha and beta.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "cuda_support.hpp"
-#include "kernels.hpp" // kDgemmShortK, kDgemmThinSide
+#include "kernels.hpp" // kDgemmShortK, kDgemmThinSide, kDgemmThin32Side
 
 namespace tessera::test {
 namespace {
@@ -470,10 +471,12 @@ TEST(CudaGemmShortK, DgemmKeepsTheRules) {
             << log;
 }
 
-// Thin DGEMM (m or n at most kDgemmThinSide), which keeps the rules' dmma 128x32 (n thin) or
-// 32x128 (m thin, or both and n the longer) whatever the tuning table would pick
-// (cuda/kernels.cu, dgemm_thin), split-K over one wave of blocks where k is deep: long sides
-// ragged against the 128-wide tile, thin sides of 1 to 32, k from 16 to beyond a few slices
+// Thin DGEMM (dgemm_thin: m or n at most 32, or at most 64 with the longer side times k at least
+// kDgemmThin64Work), which keeps the rules' thin dmma tiles whatever the tuning table would
+// pick: 128x32 (n the shorter side, at most 32), 32x128 (m), 128x64 and 64x128 (the shorter
+// side 33 to 64) (cuda/kernels.cu), split-K over one wave of
+// blocks where k is deep: long sides ragged against the 128-wide tile, thin sides of 1 to 64
+// (either side of 32 and of 64's tile edge), k from 16 to beyond a few slices
 // (partial last k tiles, slices of whole 64-deep steps), every transpose, beta 0 (C poisoned
 // with NaN) and beta != 0, leading dimensions padded so that A, B and C take the 16-byte and
 // the element copies, C's padding poisoned and checked unwritten. Device operands of small
@@ -490,11 +493,13 @@ TEST(CudaGemmThin, DgemmRunsTheThinTiles) {
                            !std::getenv("TESSERA_CUDA_SPLITK") && major >= 8;
     if (check_log) ::testing::internal::CaptureStderr();
     std::vector<std::pair<std::string, std::string>> expected; // product, kernel in the log
-    const int64_t side = cuda::kDgemmThinSide;
+    const int64_t side = cuda::kDgemmThin32Side, wide = cuda::kDgemmThinSide;
     int round = 0;
-    for (Shape s :
-         {Shape{3000, 17, 2000}, Shape{129, side, 700}, Shape{1000, 1, 257}, Shape{31, 2500, 1500},
-          Shape{1, 300, 4000}, Shape{20, 28, 3000}, Shape{side, side, 16}, Shape{5000, 9, 1027}})
+    for (Shape s : {Shape{3000, 17, 2000}, Shape{129, side, 700}, Shape{1000, 1, 257},
+                    Shape{31, 2500, 1500}, Shape{1, 300, 4000}, Shape{20, 28, 3000},
+                    Shape{side, side, 16}, Shape{5000, 9, 1027}, Shape{2000, side + 1, 1500},
+                    Shape{400, wide, 3000}, Shape{wide - 1, 1900, 700}, Shape{side + 1, 430, 2600},
+                    Shape{40, 36, 30000}, Shape{wide, wide, 17000}, Shape{45, 300, 200}})
         for (int ops = 0; ops < 4; ++ops) {
             const bool ta = ops & 1, tb = ops & 2;
             const int64_t m = s.m, n = s.n, k = s.k, pad = round % 4;
@@ -513,8 +518,12 @@ TEST(CudaGemmThin, DgemmRunsTheThinTiles) {
             const std::string name = std::string(ta ? "T" : "N") + (tb ? "T" : "N") +
                                      " m=" + std::to_string(m) + " n=" + std::to_string(n) +
                                      " k=" + std::to_string(k);
-            const bool tall = n <= side && (m > side || m >= n);
-            expected.emplace_back(name, tall ? "dmma-f64-128x32" : "dmma-f64-32x128");
+            const bool narrow = std::min(m, n) <= side;
+            const bool thin = narrow || std::max(m, n) * k >= cuda::kDgemmThin64Work;
+            expected.emplace_back(name, !thin ? "" // a small product: the table's or the rules'
+                                        : n <= m
+                                            ? (narrow ? "dmma-f64-128x32" : "dmma-f64-128x64")
+                                            : (narrow ? "dmma-f64-32x128" : "dmma-f64-64x128"));
             int64_t bad = 0;
             for (int64_t j = 0; j < n; ++j)
                 for (int64_t i = 0; i < ldc; ++i) {
@@ -538,10 +547,16 @@ TEST(CudaGemmThin, DgemmRunsTheThinTiles) {
     if (!check_log) return;
     const std::string log = ::testing::internal::GetCapturedStderr();
     for (const auto &[product, kernel] : expected) {
-        const size_t at = log.find("for dgemm " + product + "\n");
-        EXPECT_NE(at, std::string::npos) << product << " (untabled) in:\n" << log;
+        const size_t at = log.find("for dgemm " + product + (kernel.empty() ? "" : "\n"));
+        EXPECT_NE(at, std::string::npos) << product << " in:\n" << log;
         if (at == std::string::npos) continue;
         const size_t line = log.rfind("tessera: cuda kernel ", at);
+        if (kernel.empty()) { // not a thin tile
+            const std::string text = log.substr(line, at - line);
+            for (const char *tile : {"f64-128x32", "f64-32x128", "f64-128x64", "f64-64x128"})
+                EXPECT_EQ(text.find(tile), std::string::npos) << product << ": " << text;
+            continue;
+        }
         EXPECT_EQ(log.compare(line, 21 + kernel.size(), "tessera: cuda kernel " + kernel), 0)
             << product << ": want " << kernel << " in:\n"
             << log;

@@ -345,7 +345,7 @@ TEST_F(CudaMath, KernelInLog) {
     std::string dgemm = "dmma-f64-";
     if (env_is("TESSERA_CUDA_DGEMM", "simt")) dgemm = "simt-f64-64x64";
     else
-        for (const char *tile : {"128x128", "64x64", "128x32", "32x128"})
+        for (const char *tile : {"128x128", "64x64", "128x32", "32x128", "128x64", "64x128"})
             if (env_is("TESSERA_CUDA_DGEMM", tile)) dgemm += tile;
     // auto: k = 8 is short and the tiles are many: the rules' 128x128, which a tuning table does
     // not override there (dgemm_short_k)

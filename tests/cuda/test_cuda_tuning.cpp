@@ -258,7 +258,7 @@ TEST(CudaTuning, TableChoosesTheKernel) {
     ::testing::internal::CaptureStderr();
     for (int pad = 0; pad < 4; ++pad) {
         const GemmCase s{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_T, 300, 200, 1000, 1.5, 0.5};
-        const GemmCase d{TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 40, 3000, 2000, -1.0, 0.0};
+        const GemmCase d{TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 80, 3000, 2000, -1.0, 0.0};
         EXPECT_TRUE(run_and_check<float>(h, s, pad)) << "pad " << pad;
         EXPECT_TRUE(run_and_check<double>(h, d, pad)) << "pad " << pad;
     }
@@ -276,8 +276,8 @@ TEST(CudaTuning, TableChoosesTheKernel) {
                        "m=300 n=200 k=1000 (tuning table, nearest NT 300x200x1000)"),
               std::string::npos)
         << log;
-    EXPECT_NE(log.find("tessera: cuda kernel dmma-f64-64x64 for dgemm TN m=40 n=3000 k=2000 "
-                       "(tuning table, nearest TN 40x3000x2048)"),
+    EXPECT_NE(log.find("tessera: cuda kernel dmma-f64-64x64 for dgemm TN m=80 n=3000 k=2000 "
+                       "(tuning table, nearest TN 80x3000x2048)"),
               std::string::npos)
         << log;
     EXPECT_NE(log.find("tessera: cuda kernel simt-f32-256x64, k in up to 7 slices for sgemm NN "
