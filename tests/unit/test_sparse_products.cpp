@@ -83,6 +83,13 @@ std::vector<Generated> generated() {
         {"large_empty_rows",
          [] { return from_csr(with_empty_rows(20000 / kScale, 20000 / kScale, 6, 0.5, 12)); },
          true},
+        // Rows + entries of several CSR segments per thread (src/cpu/spmv_csr.cpp), one row
+        // of 300 000 entries running through several of them.
+        {"large_long_row",
+         [] {
+             return from_csr(one_dense_row(20000 / kScale, 300000 / kScale, 4, 10000 / kScale, 16));
+         },
+         true},
         // Columns scattered over more than 2^17: CSR runs on tiles (one and two blocks of rows).
         {"large_scattered",
          [] { return from_csr(random_k_per_row(3000 / kScale, 200000, 40, 13)); }, true},
