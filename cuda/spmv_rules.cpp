@@ -91,19 +91,17 @@ Plan plan_format(const Structure &s, tsr_format requested, size_t value_bytes, s
 
     // ELL or HYB as below; DIA displaces either where it streams no more bytes than they do (it
     // reads x contiguously where they gather it).
-    const double vb = double(value_bytes), ib = double(index_bytes);
     const bool ell =
         r.mean <= kGpuEllMaxMean && sparse::ell_allowed(s) && s.ell_fill() >= kGpuEllMinFill;
     const bool hyb = !ell && r.mean <= kGpuEllMaxMean && hyb_tail <= kGpuHybMaxTail &&
                      hyb_fill >= kGpuHybMinFill;
-    const double ell_bytes = double(s.ell_blocked) * (vb + ib);
-    const double hyb_bytes = double(s.hyb_blocked) * (vb + ib) + double(s.hyb_tail) * (vb + 2 * ib);
-    if ((ell || hyb) && sparse::dia_admissible(s) && m.dia_bytes <= (ell ? ell_bytes : hyb_bytes))
+    const double displaced = ell ? m.ell_bytes : m.hyb_bytes;
+    if ((ell || hyb) && sparse::dia_admissible(s) && m.dia_bytes <= displaced)
         return decide(TSR_FORMAT_DIA,
                       "%lld diagonals filled %.0f%%: DIA streams %.2fx the bytes of %s, x read "
                       "contiguously",
-                      (long long)s.ndiag, 100.0 * s.dia_fill(),
-                      m.dia_bytes / (ell ? ell_bytes : hyb_bytes), ell ? "ELL" : "HYB");
+                      (long long)s.ndiag, 100.0 * s.dia_fill(), m.dia_bytes / displaced,
+                      ell ? "ELL" : "HYB");
 
     if (ell)
         return decide(

@@ -64,13 +64,13 @@ void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const Spm
             std::clamp<int64_t>(path / kCsrSegmentPath, nt, nt * kCsrSegmentsPerThread);
         std::vector<V> carry(size_t(segments), V(0));
         std::vector<int64_t> carry_row(size_t(segments), rows);
-        auto at = [&](int64_t c) {
-            return merge_path(path / segments * c + path % segments * c / segments,
-                              a.row_ptr.data(), rows, nnz);
-        };
+        std::vector<PathPoint> cut(size_t(segments) + 1); // segment c is [cut[c], cut[c + 1])
+        for (int64_t c = 0; c <= segments; ++c)
+            cut[size_t(c)] = merge_path(path / segments * c + path % segments * c / segments,
+                                        a.row_ptr.data(), rows, nnz);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
         for (int64_t c = 0; c < segments; ++c) {
-            const PathPoint s = at(c), e = at(c + 1);
+            const PathPoint s = cut[size_t(c)], e = cut[size_t(c) + 1];
             run(a, {s.row, e.row, s.nz, e.nz}, v, &carry[size_t(c)]);
             carry_row[size_t(c)] = e.row;
         }

@@ -20,9 +20,12 @@ const char *format_name(tsr_format format) {
 FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t index_bytes) {
     const RowStats &r = s.row;
     const double sv = double(value_bytes), si = double(index_bytes);
-    return {double(r.nnz) * (sv + si) + double(r.rows + 1) * si, double(s.dia_cover) * sv,
+    return {double(r.nnz) * (sv + si) + double(r.rows + 1) * si,
+            double(s.dia_cover) * sv,
             r.nnz ? double(s.hyb_tail) / double(r.nnz) : 0,
-            s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0};
+            s.hyb_blocked ? double(r.nnz - s.hyb_tail) / double(s.hyb_blocked) : 0,
+            double(s.ell_blocked) * (sv + si),
+            double(s.hyb_blocked) * (sv + si) + double(s.hyb_tail) * (sv + 2 * si)};
 }
 
 bool dia_admissible(const Structure &s) {

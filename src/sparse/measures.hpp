@@ -17,6 +17,9 @@ inline constexpr double kDiaMargin = 1.0;       // DIA when its bytes x margin <
 
 struct FormatMeasures {
     double csr_bytes, dia_bytes, hyb_tail, hyb_fill;
+    // What an ELL product reads (its blocked slots), and a HYB product (its ELL part's blocked
+    // slots, then its COO tail of row, column and value).
+    double ell_bytes, hyb_bytes;
 };
 FormatMeasures format_measures(const Structure &s, size_t value_bytes, size_t index_bytes);
 
