@@ -154,7 +154,9 @@ std::string temp_path(const std::string &what) {
 }
 
 // The candidates of one precision, in table order: every SGEMM SIMT tile (gemm_tiles.hpp) or
-// DGEMM kernel, each with split-K slices 1 to 32, and stream-K for the kernel that has it.
+// DGEMM kernel (the thin tiles too: beyond the thin rule's products they win on many shapes of
+// a side under 128 or a short k), each with split-K slices 1 to 32, and stream-K for the
+// kernel that has it.
 std::vector<TuningCandidate> candidates_of(char precision) {
     std::vector<TuningCandidate> out;
     std::vector<std::string> kernels;
@@ -163,7 +165,7 @@ std::vector<TuningCandidate> candidates_of(char precision) {
         for (const cuda::SimtTile &t : cuda::kSgemmTiles) kernels.push_back(t.name);
         streamk = cuda::kSgemmTiles[cuda::sgemm_stream_k_tile()].name;
     } else {
-        kernels = {"128x128", "64x64", "simt"};
+        kernels = {"128x128", "64x64", "simt", "128x64", "64x128", "128x32", "32x128"};
     }
     for (const std::string &k : kernels)
         for (int split : {1, 2, 4, 8, 16, 32}) {
