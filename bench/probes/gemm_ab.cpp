@@ -11,7 +11,8 @@
 // SPEC is TYPE:MxNxK[:OPS], e.g. d:4096x4096x4096 or s:433x2976x551:TN (ops default NN).
 // The two paths must name different files (a copy of one build's library will do). Threads:
 // TESSERA_NUM_THREADS, as for any caller.
-#include <dlfcn.h>
+
+#include "two_builds.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -37,19 +38,12 @@ struct Build {
 };
 
 Build load(const char *path) {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        std::fprintf(stderr, "%s\n", dlerror());
-        std::exit(1);
-    }
+    void *h = probe::open_build(path);
     return {reinterpret_cast<gemm_fn<float>>(dlsym(h, "tsr_sgemm")),
             reinterpret_cast<gemm_fn<double>>(dlsym(h, "tsr_dgemm"))};
 }
 
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+using probe::now;
 
 double median(std::vector<double> v, double q = 0.5) {
     std::sort(v.begin(), v.end());
@@ -66,10 +60,9 @@ double run(const Build &old_b, const Build &new_b, int rounds, int64_t m, int64_
         C(size_t(ldc) * size_t(n));
     for (auto *v : {&A, &B, &C})
         for (T &x : *v) x = u(rng);
-    const gemm_fn<T> f[2] = {sizeof(T) == 4 ? (gemm_fn<T>)(void *)old_b.sgemm
-                                            : (gemm_fn<T>)(void *)old_b.dgemm,
-                             sizeof(T) == 4 ? (gemm_fn<T>)(void *)new_b.sgemm
-                                            : (gemm_fn<T>)(void *)new_b.dgemm};
+    const gemm_fn<T> f[2] = {
+        sizeof(T) == 4 ? (gemm_fn<T>)(void *)old_b.sgemm : (gemm_fn<T>)(void *)old_b.dgemm,
+        sizeof(T) == 4 ? (gemm_fn<T>)(void *)new_b.sgemm : (gemm_fn<T>)(void *)new_b.dgemm};
     const double flops = 2.0 * double(m) * double(n) * double(k);
     // Calls per timing: at least about 2 ms of work, so the clock's grain does not count.
     const int batch = std::max(1, int(2e-3 / (flops / 50e9)));

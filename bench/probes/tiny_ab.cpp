@@ -10,8 +10,9 @@
 //   ./tiny_ab OLD/libtessera.so.0 NEW/libtessera.so.0          (through gemm plans)
 //   ./tiny_ab OLD/libtessera.so.0 NEW/libtessera.so.0 door     (through tsr_?gemm)
 // The two paths must name different files (a copy of one build's library will do).
-#include <dlfcn.h>
 #include <libxsmm.h>
+
+#include "two_builds.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -46,11 +47,7 @@ struct Build {
 };
 
 Build load(const char *path) {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        std::fprintf(stderr, "%s\n", dlerror());
-        std::exit(1);
-    }
+    void *h = probe::open_build(path);
     return {reinterpret_cast<create_fn>(dlsym(h, "tsr_gemm_plan_create")),
             reinterpret_cast<execute_fn>(dlsym(h, "tsr_gemm_plan_execute")),
             reinterpret_cast<destroy_fn>(dlsym(h, "tsr_gemm_plan_destroy")),
@@ -58,10 +55,7 @@ Build load(const char *path) {
             reinterpret_cast<gemm_fn<double>>(dlsym(h, "tsr_dgemm"))};
 }
 
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+using probe::now;
 
 // One side's call for an m×n×k product on A, B, C: through a plan of `b`, or its tsr_?gemm.
 template <typename T>
