@@ -16,17 +16,24 @@
 #include "cpu/spmv_transpose.hpp"
 #include "cpu/spmv_rules.hpp"
 #include "sparse/convert.hpp"
+#include "sparse/optimize.hpp"
 #include "sparse/structure.hpp"
 #include "sparse/storage.hpp"
 
 namespace tessera::cpu {
 
 // Transposed products scatter (spmv_transpose.cpp) the first time; from the second on they
-// run the plain CSR kernel on a copy of Aᵀ made then: the scatter's writes make it slower than
-// the plain product, and the copy costs a few products' time once, so it is made only for a
-// matrix whose transposed product is asked for again. DIA needs neither: its transpose reads
-// the same diagonals.
+// run the plain product on a copy of Aᵀ made then, in the format the CPU's rules choose for
+// that copy (ELL for a small matrix of short rows, as AUTO would choose for Aᵀ itself): the
+// scatter's writes make it slower than the plain product, and the copy costs a few products'
+// time once, so it is made only for a matrix whose transposed product is asked for again. DIA
+// needs neither: its transpose reads the same diagonals.
 inline constexpr uint64_t kScatterProductsBeforeCopy = 1;
+// The copy of a matrix with this many entries or more stays in CSR: AUTO times such matrices
+// (core/sparse_dispatch.cpp) rather than trust the rules, and CSR is the format the corpus's
+// transposed products were measured on (docs/performance.md); below it the rules decide, as
+// they do for AUTO's own products there.
+inline constexpr int64_t kCopyFormatEntries = int64_t(1) << 16;
 
 // AUTO's SIMD rules (ELL, HYB for short rows) rest on AVX-512 gathers beating scalar loads, as
 // on Intel's cores. On AMD's (Zen 4) gathers are slower than scalar loads, so the ELL those
@@ -82,9 +89,19 @@ struct SparsePrepared {
 
 namespace {
 
-// The CSR copy of Aᵀ: made on the second transposed product with vectors, or at once for a
-// product with blocks (`at_once`: each of its columns would pay for the scatter); nullptr while
-// not made, or where there is no memory for it.
+// The CPU's rules as a planner for sparse::apply_format (the kernel recorded as theirs).
+sparse::Plan cpu_plan(const sparse::Structure &s, tsr_format requested, size_t value_bytes,
+                      size_t index_bytes) {
+    sparse::Plan p = plan_format(s, spmv_wide_simd(), requested, value_bytes, index_bytes);
+    p.by = core::kPlanByCpu;
+    return p;
+}
+
+// The copy of Aᵀ: its CSR (which products with blocks read) and, for a matrix of fewer than
+// kCopyFormatEntries entries where the CPU's rules choose another format for it, that format
+// too. Made on the second transposed product with vectors,
+// or at once for a product with blocks (`at_once`: each of its columns would pay for the
+// scatter); nullptr while not made, or where there is no memory for it.
 template <typename V, typename I>
 const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Typed<V, I> &t,
                                            int threads, bool at_once = false) {
@@ -98,18 +115,40 @@ const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Type
             c.csr = sparse::transpose(t.csr, threads);
             c.rows = sparse::row_stats(c.csr.rows, c.csr.cols, c.csr.row_ptr.data());
             c.structure = sparse::analyze(c.csr, c.rows);
-            const SpmvKernel k = csr_kernel(c.rows, &*c.structure);
             c.plan.by = core::kPlanByCpu;
-            c.plan.kernel = uint8_t(k);
-            c.plan.tiled = k == SpmvKernel::tiles;
-            if (c.plan.tiled) c.tiled = sparse::csr_to_tiled(c.csr);
+            c.plan.kernel = uint8_t(csr_kernel(c.rows, &*c.structure));
             p.copy.typed = std::move(c);
+            // The rules' format for the copy; where it cannot be had (no memory for it), the
+            // copy stays in CSR by rows, which needs nothing more.
+            if (t.csr.nnz() < kCopyFormatEntries) try {
+                    sparse::apply_format(p.copy, TSR_FORMAT_AUTO, cpu_plan);
+                } catch (const std::bad_alloc &) {
+                }
         });
     } catch (const std::bad_alloc &) {
         p.copy_failed.store(true, std::memory_order_relaxed);
         return nullptr;
     }
     return &std::get<sparse::Typed<V, I>>(p.copy.typed);
+}
+
+// y = alpha·A·x + beta·y in the format of t's plan.
+template <typename V, typename I>
+void product_n(const sparse::Typed<V, I> &t, int threads, const SpmvVectors<V> &v) {
+    switch (t.plan.format) {
+    case TSR_FORMAT_COO: coo_n(t.coo, threads, v); break;
+    case TSR_FORMAT_ELL: ell_n(t.ell, threads, v); break;
+    case TSR_FORMAT_DIA: dia_n(t.dia, threads, v); break;
+    case TSR_FORMAT_HYB:
+        ell_n(t.hyb.ell, threads, v);
+        if (t.hyb.tail.nnz > 0)
+            coo_accumulate(t.hyb.tail, threads, SpmvVectors<V>{v.alpha, v.x, V(1), v.y}, false);
+        break;
+    default:
+        if (t.plan.tiled) tiles_n(t.tiled, threads, v);
+        else csr_n(t.csr, csr_variant(t.plan, t.rows), threads, v);
+        break;
+    }
 }
 
 } // namespace
@@ -137,29 +176,13 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                     return TSR_SUCCESS;
                 }
                 const SpmvVectors<T> v{a.alpha, a.x, a.beta, a.y};
-                const tsr_format format = t.plan.format;
                 if (a.trans) {
-                    if (format == TSR_FORMAT_DIA) dia_t(t.dia, threads, v);
-                    else if (const auto *c = transposed_copy(*prepared, t, threads)) {
-                        if (c->plan.tiled) tiles_n(c->tiled, threads, v);
-                        else csr_n(c->csr, SpmvKernel(c->plan.kernel), threads, v);
-                    } else scatter_t(t, prepared->transpose, threads, v);
-                    return TSR_SUCCESS;
-                }
-                switch (format) {
-                case TSR_FORMAT_COO: coo_n(t.coo, threads, v); break;
-                case TSR_FORMAT_ELL: ell_n(t.ell, threads, v); break;
-                case TSR_FORMAT_DIA: dia_n(t.dia, threads, v); break;
-                case TSR_FORMAT_HYB:
-                    ell_n(t.hyb.ell, threads, v);
-                    if (t.hyb.tail.nnz > 0)
-                        coo_accumulate(t.hyb.tail, threads, SpmvVectors<T>{a.alpha, a.x, T(1), a.y},
-                                       false);
-                    break;
-                default:
-                    if (t.plan.tiled) tiles_n(t.tiled, threads, v);
-                    else csr_n(t.csr, csr_variant(t.plan, t.rows), threads, v);
-                    break;
+                    if (t.plan.format == TSR_FORMAT_DIA) dia_t(t.dia, threads, v);
+                    else if (const auto *c = transposed_copy(*prepared, t, threads))
+                        product_n(*c, threads, v);
+                    else scatter_t(t, prepared->transpose, threads, v);
+                } else {
+                    product_n(t, threads, v);
                 }
                 return TSR_SUCCESS;
             }
