@@ -29,10 +29,9 @@ namespace tessera::cpu {
 // time once, so it is made only for a matrix whose transposed product is asked for again. DIA
 // needs neither: its transpose reads the same diagonals.
 inline constexpr uint64_t kScatterProductsBeforeCopy = 1;
-// The copy of a matrix with this many entries or more stays in CSR: AUTO times such matrices
-// (core/sparse_dispatch.cpp) rather than trust the rules, and CSR is the format the corpus's
-// transposed products were measured on (docs/performance.md); below it the rules decide, as
-// they do for AUTO's own products there.
+// The copy of a matrix with this many entries or more stays in CSR, the format the corpus's
+// transposed products were measured on (docs/performance.md); below it, where AUTO takes the
+// rules' format without timing (core/sparse_dispatch.cpp, kTuneMinEntries), so does the copy.
 inline constexpr int64_t kCopyFormatEntries = int64_t(1) << 16;
 
 // AUTO's SIMD rules (ELL, HYB for short rows) rest on AVX-512 gathers beating scalar loads, as

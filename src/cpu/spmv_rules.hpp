@@ -23,7 +23,7 @@ enum class SpmvKernel : uint8_t {
 inline constexpr double kShortRowsMaxMean = 16;   // ELL or HYB only for rows this short on average
 inline constexpr double kEllMinFill = 0.5;        // ELL when its 16-row blocks are this full
 inline constexpr int64_t kEllSmallSlots = 8192;   // ELL this small (in L1) needs no fill test
-inline constexpr double kHybMaxTail = 0.3;        // HYB when at most this share is in the COO tail,
+inline constexpr double kHybMaxTail = 0.15;       // HYB when at most this share is in the COO tail,
 inline constexpr double kHybMaxFewRowsTail = 0.5; // or this share when few rows hold it:
 inline constexpr double kHybFewTailRows = 0.01;   // at most this share of the rows
 inline constexpr double kHybMinFill = 0.65;       // and its ELL part's blocks are this full
