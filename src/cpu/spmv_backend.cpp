@@ -81,6 +81,7 @@ const char *sparse_kernel_name(const core::SparseView *A) {
 struct SparsePrepared {
     TransposeWork transpose;
     std::atomic<uint64_t> transposed_products{0};
+    std::atomic<bool> copy_made{false}; // set once `copy` is complete (read without a lock)
     std::once_flag copy_once;
     std::atomic<bool> copy_failed{false}; // no memory for the copy: keep scattering
     sparse::Storage copy;                 // Aᵀ in CSR, made on demand
@@ -104,6 +105,8 @@ sparse::Plan cpu_plan(const sparse::Structure &s, tsr_format requested, size_t v
 template <typename V, typename I>
 const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Typed<V, I> &t,
                                            int threads, bool at_once = false) {
+    if (p.copy_made.load(std::memory_order_acquire)) // the products after: no count, no once
+        return &std::get<sparse::Typed<V, I>>(p.copy.typed);
     if ((!at_once && p.transposed_products.fetch_add(1, std::memory_order_relaxed) <
                          kScatterProductsBeforeCopy) ||
         p.copy_failed.load(std::memory_order_relaxed))
@@ -123,6 +126,7 @@ const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Type
                     sparse::apply_format(p.copy, TSR_FORMAT_AUTO, cpu_plan);
                 } catch (const std::bad_alloc &) {
                 }
+            p.copy_made.store(true, std::memory_order_release);
         });
     } catch (const std::bad_alloc &) {
         p.copy_failed.store(true, std::memory_order_relaxed);
