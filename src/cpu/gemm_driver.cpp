@@ -214,6 +214,27 @@ tsr_status gemm_direct_transposed_c(const MicroKernel<T> &uk, const core::GemmAr
     if (!t) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a block for C^T");
     // t (n×m, leading dimension n) = B·A: B is n×k with leading dimension ldb, A k×m with lda.
     direct_sliced(uk, g.n, g.m, g.k, g.alpha, g.B, g.ldb, g.A, int64_t(1), g.lda, T(0), t, g.n);
+    // C = t^T + beta·C. The ISA's transposing pack (t read as op(A) = A^T with lda n, one panel
+    // of m rows) writes t^T column-major in whole vectors: straight into C where that is all
+    // there is to do, else into a second block added into C column by column.
+    if (uk.pack_a_trans) {
+        if (g.beta == T(0) && g.ldc == g.m) {
+            uk.pack_a_trans(t, g.n, g.m, g.n, int(g.m), g.C);
+            return TSR_SUCCESS;
+        }
+        if (T *u = scratch<T>(0, size_t(g.m) * size_t(g.n))) {
+            uk.pack_a_trans(t, g.n, g.m, g.n, int(g.m), u);
+            for (int64_t j = 0; j < g.n; ++j) {
+                T *c = g.C + j * g.ldc;
+                const T *uj = u + j * g.m;
+                if (g.beta == T(0))
+                    for (int64_t i = 0; i < g.m; ++i) c[i] = uj[i];
+                else
+                    for (int64_t i = 0; i < g.m; ++i) c[i] = uj[i] + g.beta * c[i];
+            }
+            return TSR_SUCCESS;
+        }
+    }
     for (int64_t j = 0; j < g.n; ++j) {
         T *c = g.C + j * g.ldc;
         if (g.beta == T(0))
