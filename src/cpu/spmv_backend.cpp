@@ -84,7 +84,7 @@ struct SparsePrepared {
     std::atomic<bool> copy_made{false}; // set once `copy` is complete (read without a lock)
     std::once_flag copy_once;
     std::atomic<bool> copy_failed{false}; // no memory for the copy: keep scattering
-    sparse::Storage copy;                 // Aᵀ in CSR, made on demand
+    sparse::Storage copy;                 // Aᵀ (its CSR, and the rules' format), made on demand
 };
 
 namespace {
@@ -99,9 +99,10 @@ sparse::Plan cpu_plan(const sparse::Structure &s, tsr_format requested, size_t v
 
 // The copy of Aᵀ: its CSR (which products with blocks read) and, for a matrix of fewer than
 // kCopyFormatEntries entries where the CPU's rules choose another format for it, that format
-// too. Made on the second transposed product with vectors,
-// or at once for a product with blocks (`at_once`: each of its columns would pay for the
-// scatter); nullptr while not made, or where there is no memory for it.
+// too (made also when a product with blocks asks first: the copy is made once for both).
+// Made on the second transposed product with vectors, or at once for a product with blocks
+// (`at_once`: each of its columns would pay for the scatter); nullptr while not made, or where
+// there is no memory for it.
 template <typename V, typename I>
 const sparse::Typed<V, I> *transposed_copy(SparsePrepared &p, const sparse::Typed<V, I> &t,
                                            int threads, bool at_once = false) {
