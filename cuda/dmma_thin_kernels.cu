@@ -15,12 +15,12 @@ namespace tessera::cuda {
 cudaError_t launch_dmma_thin(int bm, int bn, cudaStream_t stream, bool ta, bool tb,
                              const GemmParams<double> &p) {
     if (bm == 128 && bn == 32)
-        return DmmaLaunch<128, 32, 16, 4, 2, 5, 4, false, 2>::run(stream, ta, tb, p);
+        return DmmaLaunch<128, 32, 16, 4, 2, 5, 4, DmmaGrid::tiles, 2>::run(stream, ta, tb, p);
     if (bm == 32 && bn == 128)
-        return DmmaLaunch<32, 128, 16, 2, 4, 5, 4, false, 2>::run(stream, ta, tb, p);
+        return DmmaLaunch<32, 128, 16, 2, 4, 5, 4, DmmaGrid::tiles, 2>::run(stream, ta, tb, p);
     if (bm == 128 && bn == 64)
-        return DmmaLaunch<128, 64, 16, 4, 2, 4, 4, false, 2>::run(stream, ta, tb, p);
-    return DmmaLaunch<64, 128, 16, 2, 4, 4, 4, false, 2>::run(stream, ta, tb, p);
+        return DmmaLaunch<128, 64, 16, 4, 2, 4, 4, DmmaGrid::tiles, 2>::run(stream, ta, tb, p);
+    return DmmaLaunch<64, 128, 16, 2, 4, 4, 4, DmmaGrid::tiles, 2>::run(stream, ta, tb, p);
 }
 
 } // namespace tessera::cuda

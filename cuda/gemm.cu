@@ -257,6 +257,9 @@ cudaError_t launch_product(State &s, const core::GemmArgs<T> &a, const GemmParam
         if (sk.sk_blocks > 0)
             std::snprintf(split, sizeof split, ", stream-K over the last %lld tiles in %d spans",
                           (long long)sk.sk_tiles, sk.sk_blocks);
+        if constexpr (sizeof(T) == 8)
+            if (slices <= 1 && sk.sk_blocks == 0 && dgemm_persistent(s.dev, p, kc))
+                std::snprintf(split, sizeof split, ", persistent");
         char source[96] = "";
         if (kc.tuned)
             std::snprintf(source, sizeof source, " (tuning table, nearest %c%c %lldx%lldx%lld)",
@@ -1081,6 +1084,8 @@ void read_kernel_choice(const core::PluginHost &host) {
     read_one(host, "TESSERA_CUDA_WGMMA", parse_wgmma, "auto, off", "auto", &choice.wgmma);
     read_one(host, "TESSERA_CUDA_STREAMK", parse_stream_k, "auto, off, on, last", "auto",
              &choice.stream_k);
+    read_one(host, "TESSERA_CUDA_PERSISTENT", parse_persistent, "auto, off, on", "auto",
+             &choice.persistent);
     overlap = Overlap::automatic;
     read_one(host, "TESSERA_CUDA_OVERLAP", parse_overlap, "auto, off, on", "auto", &overlap);
     spreading = Overlap::automatic;

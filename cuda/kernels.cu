@@ -169,6 +169,18 @@ bool parse_stream_k(const char *name, StreamK *out) {
     const char *const names[] = {"auto", "off", "on", "last"};
     return parse_name(names, name, out);
 }
+bool parse_persistent(const char *name, Persistent *out) {
+    const char *const names[] = {"auto", "off", "on"};
+    return parse_name(names, name, out);
+}
+bool dgemm_persistent(const DeviceInfo &dev, const GemmParams<double> &p,
+                      const KernelChoice &choice) {
+    if (choice.persistent == Persistent::off || dev.cc_major < 9 || p.splits > 1 ||
+        p.sk_blocks > 0 || p.blocks > 0 ||
+        dgemm_kernel(dev, p.m, p.n, p.k, choice.dgemm) != DgemmKernel::t128x128)
+        return false;
+    return choice.persistent == Persistent::on || dgemm_short_k(dev, p.m, p.n, p.k);
+}
 bool parse_split_k(const char *name, int *out) {
     if (strcasecmp(name, "auto") == 0) return *out = 0, true;
     if (strcasecmp(name, "off") == 0) return *out = 1, true;
@@ -336,7 +348,7 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
                          GemmParams<double> p, const KernelChoice &choice) {
     switch (dgemm_kernel(dev, p.m, p.n, p.k, choice.dgemm)) {
     case DgemmKernel::simt: return launch_simt_dgemm(stream, ta, tb, p);
-    case DgemmKernel::t64x64: return launch_dmma(false, stream, ta, tb, p);
+    case DgemmKernel::t64x64: return launch_dmma(false, false, stream, ta, tb, p);
     case DgemmKernel::t128x32: return launch_dmma_thin(128, 32, stream, ta, tb, p);
     case DgemmKernel::t32x128: return launch_dmma_thin(32, 128, stream, ta, tb, p);
     case DgemmKernel::t128x64: return launch_dmma_thin(128, 64, stream, ta, tb, p);
@@ -344,7 +356,12 @@ cudaError_t launch_dgemm(const DeviceInfo &dev, cudaStream_t stream, bool ta, bo
     case DgemmKernel::t128x128:
     case DgemmKernel::automatic: break;
     }
-    return launch_dmma(true, stream, ta, tb, p);
+    if (dgemm_persistent(dev, p, choice)) {
+        const int64_t tiles = ((p.m + 127) / 128) * ((p.n + 127) / 128);
+        p.blocks = std::min<int64_t>(tiles, dev.sm_count);
+        return launch_dmma(true, true, stream, ta, tb, p);
+    }
+    return launch_dmma(true, false, stream, ta, tb, p);
 }
 
 const char *gemm_kernel_name(const DeviceInfo &dev, int elem_size, int64_t m, int64_t n, int64_t k,

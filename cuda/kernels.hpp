@@ -35,13 +35,18 @@ enum class SgemmMath { fp32, tf32, tf32x3 };
 // (spans shorter than a tile).
 enum class StreamK { automatic, off, on, last };
 
+// The persistent grid of dmma 128×128 (dgemm_persistent): automatic, never, or for every product
+// that runs on that tile without split-K or stream-K (tests).
+enum class Persistent { automatic, off, on };
+
 struct KernelChoice {
     int sgemm = kAutoTile; // a row of kSgemmTiles
     DgemmKernel dgemm = DgemmKernel::automatic;
     SgemmMath math = SgemmMath::fp32;
     int split_k = 0;   // TESSERA_CUDA_SPLITK: 0 automatic, 1 never, 2..32 that many slices of k
     bool wgmma = true; // TESSERA_CUDA_WGMMA=off: the TF32 modes on mma.sync even on sm_90
-    StreamK stream_k = StreamK::automatic; // TESSERA_CUDA_STREAMK
+    StreamK stream_k = StreamK::automatic;         // TESSERA_CUDA_STREAMK
+    Persistent persistent = Persistent::automatic; // TESSERA_CUDA_PERSISTENT
     // Set where the tuning table chose the fields above for this product (gemm.cu): the
     // training shape nearest to it, for the call log; nullptr where the rules or the
     // environment chose.
@@ -53,10 +58,11 @@ struct KernelChoice {
 bool parse_sgemm_tile(const char *name, int *out);
 bool parse_dgemm_kernel(const char *name, DgemmKernel *out);
 bool parse_sgemm_math(const char *name, SgemmMath *out);
-bool parse_split_k(const char *name, int *out);      // "auto", "off", or 1..32
-bool parse_wgmma(const char *name, bool *out);       // "auto" (true) or "off"
-bool parse_stream_k(const char *name, StreamK *out); // "auto", "off", "on"
-const char *sgemm_tile_names();                      // "auto, 128x128, ..." from kSgemmTiles
+bool parse_split_k(const char *name, int *out);           // "auto", "off", or 1..32
+bool parse_wgmma(const char *name, bool *out);            // "auto" (true) or "off"
+bool parse_stream_k(const char *name, StreamK *out);      // "auto", "off", "on"
+bool parse_persistent(const char *name, Persistent *out); // "auto", "off", "on"
+const char *sgemm_tile_names();                           // "auto, 128x128, ..." from kSgemmTiles
 const char *dgemm_kernel_names();
 const char *sgemm_math_names();
 
@@ -85,6 +91,15 @@ KernelTile kernel_tile(const DeviceInfo &dev, int elem_size, int64_t m, int64_t 
 // other shapes and alignments, pick smaller tiles or the SIMT kernel, slower there.
 inline constexpr int64_t kDgemmShortK = 128;
 bool dgemm_short_k(const DeviceInfo &dev, int64_t m, int64_t n, int64_t k);
+// Whether launch_dgemm runs this product (p as it would be launched) on the persistent grid of
+// dmma 128×128 (DmmaGrid::persistent): one block per multiprocessor, each taking every
+// sm_count-th tile and copying its next tile's operands while its stores drain, C stored
+// through shared memory where its columns miss 32-byte sectors and k is short
+// (dmma_staged_epilogue). Automatic for the short-k products of dgemm_short_k, which a block
+// per tile leaves waiting in turn on the copies and on the stores of C; never under split-K or
+// stream-K, nor below sm_90 (the staged form takes 226 KiB of shared memory).
+bool dgemm_persistent(const DeviceInfo &dev, const GemmParams<double> &p,
+                      const KernelChoice &choice);
 // Whether a DGEMM is thin on a device with FP64 tensor cores: m or n at most kDgemmThin32Side,
 // or at most kDgemmThinSide with the longer side times k at least kDgemmThin64Work. The rules
 // run it on a thin dmma tile along its long side, whatever a tuning table would pick: 128x32

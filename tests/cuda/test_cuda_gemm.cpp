@@ -370,7 +370,8 @@ TEST(CudaStreamK, CutTilesSummedOnce) {
 // poisoned and checked unwritten. Device operands of small integers (every sum exact); C checked
 // against the reference through C·v and uᵀ·C for random v and u (exact in double). With
 // TESSERA_VERBOSE=1 (CTest: cuda_dgemm_short_k) and the automatic kernels the log must name
-// dmma 128×128 without the table for every product up to that k.
+// dmma 128×128 without the table for every product up to that k, on its persistent grid unless
+// TESSERA_CUDA_PERSISTENT=off (cuda_dgemm_persistent_off).
 TEST(CudaGemmShortK, DgemmKeepsTheRules) {
     TSR_REQUIRE_CUDA();
     int dev = 0, sms = 0;
@@ -465,10 +466,12 @@ TEST(CudaGemmShortK, DgemmKeepsTheRules) {
     tsr_destroy(h);
     if (!check_log) return;
     const std::string log = ::testing::internal::GetCapturedStderr();
+    // They run on the persistent grid unless it is turned off (dgemm_persistent).
+    const std::string kernel = env_is("TESSERA_CUDA_PERSISTENT", "off")
+                                   ? "dmma-f64-128x128 for dgemm "
+                                   : "dmma-f64-128x128, persistent for dgemm ";
     for (const std::string &p : on_rules)
-        EXPECT_NE(log.find("dmma-f64-128x128 for dgemm " + p + "\n"), std::string::npos)
-            << p << " in:\n"
-            << log;
+        EXPECT_NE(log.find(kernel + p + "\n"), std::string::npos) << p << " in:\n" << log;
 }
 
 // Thin DGEMM (dgemm_thin: m or n at most 32, or at most 64 with the longer side times k at least
