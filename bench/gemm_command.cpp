@@ -23,9 +23,9 @@ namespace {
 
 // The CUDA backend's kernel choice, read by the plugin from these variables once per process:
 // a run measures one SGEMM tile, DGEMM kernel and math mode (bench/README.md loops over them).
-const char *const kCudaKernelVariables[] = {"TESSERA_CUDA_SGEMM",   "TESSERA_CUDA_DGEMM",
-                                            "TESSERA_CUDA_MATH",    "TESSERA_CUDA_SPLITK",
-                                            "TESSERA_CUDA_STREAMK", "TESSERA_CUDA_WGMMA"};
+const char *const kCudaKernelVariables[] = {
+    "TESSERA_CUDA_SGEMM",   "TESSERA_CUDA_DGEMM", "TESSERA_CUDA_MATH",      "TESSERA_CUDA_SPLITK",
+    "TESSERA_CUDA_STREAMK", "TESSERA_CUDA_WGMMA", "TESSERA_CUDA_PERSISTENT"};
 
 bool all_cuda(const GemmOptions &o) {
     return !o.backends.empty() && std::all_of(o.backends.begin(), o.backends.end(),

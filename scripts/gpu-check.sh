@@ -115,6 +115,7 @@ step_sanitize() {
   local rc=0
   sanitize memcheck "$gemm:CudaStreamK.*:CudaGemmFringe.*:CudaRefusals.*" TESSERA_CUDA_STREAMK=last || rc=1
   sanitize memcheck "CudaPointers.*:CudaAutoRouting.*" TESSERA_CUDA_OVERLAP=on || rc=1
+  sanitize memcheck "$gemm:CudaGemmShortK.*" TESSERA_CUDA_PERSISTENT=on TESSERA_CUDA_DGEMM=128x128 || rc=1
   sanitize memcheck "CudaDevices.*" TESSERA_CUDA_SPREAD=on TESSERA_CUDA_OVERLAP=on || rc=1
   sanitize memcheck "CudaMath.*-$oom" TESSERA_CUDA_MATH=tf32x3 || rc=1
   sanitize memcheck "CudaSpmv.*:CudaSpmvNonFinite.*:Matrices/CudaSpmvGenerated.*-$oom" || rc=1
@@ -122,6 +123,7 @@ step_sanitize() {
   sanitize memcheck "$oom" --report-api-errors=no TESSERA_CUDA_MATH=tf32x3 || rc=1
   sanitize racecheck "CudaStreamK.*:CudaGemmFringe.*" TESSERA_CUDA_STREAMK=last || rc=1
   sanitize racecheck "CudaMath.*-$oom" TESSERA_CUDA_MATH=tf32x3 || rc=1
+  sanitize racecheck "Cuda/CudaGemm.ShapesLayoutsOpsScalars/dgemm" TESSERA_CUDA_PERSISTENT=on TESSERA_CUDA_DGEMM=128x128 || rc=1
   sanitize racecheck "Matrices/CudaSpmvGenerated.*" TESSERA_CUDA_CSR_KERNEL=tiles || rc=1
   sanitize racecheck "CudaSpmm.*" || rc=1
   return $rc
