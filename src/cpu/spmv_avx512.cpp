@@ -269,29 +269,67 @@ template void multiply_add_avx512<double>(double *, const double *, const double
 
 template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
-                     int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y) {
+                     int64_t ndiag, int64_t in_len, int64_t o0, int64_t o1, V alpha, V beta, V *y) {
     using D = DiaVec<V>;
+    using Vec = typename D::Vec;
+    using Mask = typename D::Mask;
     constexpr int L = D::lanes;
-    const typename D::Vec va = D::set1(alpha), vb = D::set1(beta); // beta unread when zero
-    for (int64_t o = o0; o < o1; o += L) {
-        const int64_t n = std::min<int64_t>(L, o1 - o);
-        const typename D::Mask m = D::mask(int(n));
-        typename D::Vec acc = D::zero();
-        for (int64_t d = 0; d < ndiag; ++d) { // zero values (the fill) are not multiplied
-            const typename D::Vec a = D::maskload(val + vofs[d] + o, m);
-            const typename D::Mask nz = D::nonzero(m, a);
-            acc = D::mask_fma(a, D::maskload(x + xofs[d] + o, nz), acc, nz);
-        }
-        typename D::Vec r = D::mul(va, acc);
+    const Vec va = D::set1(alpha), vb = D::set1(beta); // beta unread when zero
+    auto out = [&](int64_t o, Mask m, Vec acc) {
+        Vec r = D::mul(va, acc);
         if constexpr (B != BetaMode::zero)
-            r = D::fma(vb, D::maskload(y + o, m), r); // beta is 1 or not
+            r = D::fma(vb, D::maskload(y + o, m), r); // beta 1 or not
         D::maskstore(y + o, m, r);
+    };
+    // acc += val·x in the lanes of m whose value is not zero (the fill is never multiplied);
+    // lanes outside m are not loaded.
+    auto add = [&](Vec acc, const V *vd, const V *xd, Mask m) {
+        const Vec a = D::maskload(vd, m);
+        const Mask nz = D::nonzero(m, a);
+        return D::mask_fma(a, D::maskload(xd, nz), acc, nz);
+    };
+    // The lanes of the vector at o (of `live` lanes) whose x index o + lane + xofs[d] lies in
+    // [0, in_len): diagonal d feeds outputs [-xofs[d], in_len - xofs[d]).
+    auto in_range = [&](int64_t d, int64_t o, int live) {
+        const int64_t lo = std::max<int64_t>(0, -xofs[d] - o);
+        const int64_t hi = std::min<int64_t>(live, in_len - xofs[d] - o);
+        return lo >= hi ? Mask(0) : Mask(D::mask(int(hi)) & ~D::mask(int(lo)));
+    };
+    const Mask all = D::mask(L);
+    int64_t o = o0;
+    // Four vectors of outputs at a time: four chains of FMAs. A diagonal wholly in range there
+    // takes whole vectors; one that reaches past an end of x, the lanes still inside.
+    for (; o + 4 * L <= o1; o += 4 * L) {
+        Vec acc[4] = {D::zero(), D::zero(), D::zero(), D::zero()};
+        for (int64_t d = 0; d < ndiag; ++d) {
+            const V *vd = val + vofs[d] + o, *xd = x + xofs[d] + o;
+            const int64_t first = -xofs[d], last = in_len - xofs[d]; // outputs d feeds
+            if (o >= first && o + 4 * L <= last) {
+                acc[0] = add(acc[0], vd, xd, all);
+                acc[1] = add(acc[1], vd + L, xd + L, all);
+                acc[2] = add(acc[2], vd + 2 * L, xd + 2 * L, all);
+                acc[3] = add(acc[3], vd + 3 * L, xd + 3 * L, all);
+            } else if (o + 4 * L > first && o < last) {
+                for (int q = 0; q < 4; ++q)
+                    if (const Mask m = in_range(d, o + q * L, L))
+                        acc[q] = add(acc[q], vd + q * L, xd + q * L, m);
+            }
+        }
+        for (int q = 0; q < 4; ++q) out(o + q * L, all, acc[q]);
+    }
+    for (; o < o1; o += L) {
+        const int live = int(std::min<int64_t>(L, o1 - o));
+        Vec acc = D::zero();
+        for (int64_t d = 0; d < ndiag; ++d)
+            if (const Mask m = in_range(d, o, live))
+                acc = add(acc, val + vofs[d] + o, x + xofs[d] + o, m);
+        out(o, D::mask(live), acc);
     }
 }
 
 #define TSR_DIA_ROWS(B, V)                                                                         \
     template void dia_rows_avx512<B, V>(const V *, const int64_t *, const V *, const int64_t *,    \
-                                        int64_t, int64_t, int64_t, V, V, V *);
+                                        int64_t, int64_t, int64_t, int64_t, V, V, V *);
 TSR_DIA_ROWS(BetaMode::zero, float)
 TSR_DIA_ROWS(BetaMode::one, float)
 TSR_DIA_ROWS(BetaMode::scale, float)

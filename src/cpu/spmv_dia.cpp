@@ -1,6 +1,6 @@
-// DIA products: where every diagonal is inside the matrix (all but the first and last few
-// outputs), with AVX-512 or AVX2, a vector of outputs at a time summed over all diagonals in
-// registers; elsewhere, and with neither, outputs in chunks that fit the L1 cache, each
+// DIA products: with AVX-512 every output, and with AVX2 those where every diagonal is inside
+// the matrix, summed over the diagonals in registers four vectors of outputs at a time;
+// elsewhere, and with neither, outputs in chunks that fit the L1 cache, each
 // chunk taking every diagonal as one contiguous multiply-add of values and x. No indices, no
 // gathers. Zero values, the fill among them, are skipped rather than multiplied. The transpose
 // reads the same diagonals, each one shifted to the output it feeds, so neither needs partials.
@@ -19,7 +19,8 @@ namespace tessera::cpu {
 
 namespace {
 
-constexpr int64_t kChunk = 1024; // rows whose partial sums stay in L1
+constexpr int64_t kChunk = 1024;    // rows whose partial sums stay in L1
+constexpr int64_t kThreadRows = 64; // the threads' shares of the outputs come in these
 // Up to this many products (outputs × diagonals), outputs are summed one at a time, without
 // the chunk's buffer and its passes.
 constexpr int64_t kFewProducts = 256;
@@ -92,23 +93,27 @@ DiaInterior dia_interior(const sparse::Dia<V> &a, int64_t *vofs, int64_t *xofs) 
 
 // Output entries [o0, o1) of y = alpha·op(A)·x + beta·y. For op = N output i reads diagonal d
 // at i and x at i + off; for op = T output j reads diagonal d at j - off and x at j - off.
-// With AVX-512 or AVX2 (`in` not null) the outputs of [o0, o1) inside `in` sum every diagonal
-// in registers, a vector at a time, so y is loaded and stored once instead of once per diagonal
-// as in the chunked loop, which the outputs near the ends (some diagonal out of range) keep.
+// With AVX-512 (`in` not null) every output sums its diagonals in registers, each diagonal
+// over the outputs it reaches, so y is loaded and stored once instead of once per diagonal as in
+// the chunked loop; with AVX2 the outputs inside `in` do, and those near the ends (some diagonal
+// out of range) keep the chunked loop. A matrix whose diagonals lie far from the main one has
+// few outputs inside `in` (dwt_992: 992 rows, 27 diagonals), and ran almost all of its products
+// in the chunked loop.
 template <BetaMode B, bool Trans, typename V>
 void dia_range(const sparse::Dia<V> &a, int64_t o0, int64_t o1, const SpmvVectors<V> &v, Isa isa,
                const DiaInterior *in) {
 #if defined(__x86_64__)
+    if (in && isa == Isa::avx512) { // every output in registers, each diagonal where in range
+        dia_rows_avx512<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, Trans ? a.rows : a.cols,
+                           o0, o1, v.alpha, v.beta, v.y);
+        return;
+    }
     if (in) {
         const int64_t lo = std::max(o0, in->lo), hi = std::min(o1, in->hi);
         if (lo < hi) {
             dia_chunks<B, Trans>(a, o0, lo, v, isa);
-            if (isa == Isa::avx512)
-                dia_rows_avx512<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
-                                   v.beta, v.y);
-            else
-                dia_rows_avx2<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
-                                 v.beta, v.y);
+            dia_rows_avx2<B>(a.val.data(), in->vofs, v.x, in->xofs, a.ndiag, lo, hi, v.alpha,
+                             v.beta, v.y);
             dia_chunks<B, Trans>(a, hi, o1, v, isa);
             return;
         }
@@ -142,10 +147,13 @@ void dia_product(const sparse::Dia<V> &a, int threads, const SpmvVectors<V> &v) 
         }
 #pragma omp parallel num_threads(nt)
         {
+            // Equal shares of the outputs in whole groups of kThreadRows (whole cache lines of
+            // y): shares of whole chunks left one thread idle below two chunks (a matrix of 992
+            // rows ran on one thread while the other waited).
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
-            const int64_t chunks = (out + kChunk - 1) / kChunk;
-            const int64_t first = chunks * t / n * kChunk,
-                          last = std::min(out, chunks * (t + 1) / n * kChunk);
+            const int64_t groups = (out + kThreadRows - 1) / kThreadRows;
+            const int64_t first = groups * t / n * kThreadRows,
+                          last = std::min(out, groups * (t + 1) / n * kThreadRows);
             dia_range<B, Trans>(a, first, last, v, isa, in);
         }
     });

@@ -52,13 +52,15 @@ void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
 // acc[0..n) += val[0..n) · x[0..n)
 template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x, int64_t n);
 
-// DIA outputs [o0, o1), every diagonal in range there: y[o] = alpha·Σ_d val[vofs[d] + o] ·
-// x[xofs[d] + o] + beta·y[o], the diagonals summed in registers a vector of outputs at a time.
+// DIA outputs [o0, o1): y[o] = alpha·Σ_d val[vofs[d] + o] · x[xofs[d] + o] + beta·y[o], over
+// the diagonals whose x index o + xofs[d] lies in [0, in_len), summed in registers four vectors
+// of outputs at a time (then one); lanes outside a diagonal's range are neither loaded nor added.
 template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
-                     int64_t ndiag, int64_t o0, int64_t o1, V alpha, V beta, V *y);
+                     int64_t ndiag, int64_t in_len, int64_t o0, int64_t o1, V alpha, V beta, V *y);
 
-// The same with AVX2 (spmv_avx2.cpp), four vectors of outputs at a time.
+// With AVX2 (spmv_avx2.cpp): outputs [o0, o1), every diagonal in range there, four vectors of
+// outputs at a time; and multiply_add's run.
 template <typename V> void multiply_add_avx2(V *acc, const V *val, const V *x, int64_t n);
 template <BetaMode B, typename V>
 void dia_rows_avx2(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,
