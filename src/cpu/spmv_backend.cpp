@@ -27,7 +27,11 @@ namespace tessera::cpu {
 // that copy (ELL for a small matrix of short rows, as AUTO would choose for Aᵀ itself): the
 // scatter's writes make it slower than the plain product, and the copy costs a few products'
 // time once, so it is made only for a matrix whose transposed product is asked for again. DIA
-// needs neither: its transpose reads the same diagonals.
+// needs no scatter (its transpose reads the same diagonals, shifted), and from the second
+// transposed product on takes the copy only below kCopyFormatEntries entries: there, in cache,
+// the shifted diagonals' loads straddle cache lines in both operands and the copy's plain
+// product ran faster (olm1000 in double: 1.2 µs against 0.84); a larger one streams memory
+// either way and keeps no second copy.
 inline constexpr uint64_t kScatterProductsBeforeCopy = 1;
 // The copy of a matrix with this many entries or more stays in CSR, the format the corpus's
 // transposed products were measured on (docs/performance.md); below it, where AUTO takes the
@@ -181,9 +185,11 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                 }
                 const SpmvVectors<T> v{a.alpha, a.x, a.beta, a.y};
                 if (a.trans) {
-                    if (t.plan.format == TSR_FORMAT_DIA) dia_t(t.dia, threads, v);
+                    const bool dia = t.plan.format == TSR_FORMAT_DIA;
+                    if (dia && t.csr.nnz() >= kCopyFormatEntries) dia_t(t.dia, threads, v);
                     else if (const auto *c = transposed_copy(*prepared, t, threads))
                         product_n(*c, threads, v);
+                    else if (dia) dia_t(t.dia, threads, v);
                     else scatter_t(t, prepared->transpose, threads, v);
                 } else {
                     product_n(t, threads, v);
