@@ -1,5 +1,5 @@
 // AVX-512F sparse kernels: CSR rows with gathers, ELL blocks of 16 rows with masked loads
-// and gathers (padding is never loaded), DIA runs with FMAs. Compiled with -mavx512f only.
+// and gathers (padding is never loaded), DIA rows with masked FMAs. Compiled with -mavx512f only.
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -250,22 +250,6 @@ void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
 namespace {
 template <typename V> using DiaVec = std::conditional_t<sizeof(V) == 4, Avx512F32, Avx512F64>;
 } // namespace
-
-// acc += val·x over n entries, skipping the zero values of val (DIA's fill): they are never
-// multiplied, so a NaN or Inf in x reaches only the rows that hold an entry in its column.
-template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x, int64_t n) {
-    using D = DiaVec<V>;
-    constexpr int L = D::lanes;
-    for (int64_t i = 0; i < n; i += L) {
-        const typename D::Mask live = D::mask(int(std::min<int64_t>(L, n - i)));
-        const typename D::Vec v = D::maskload(val + i, live);
-        const typename D::Mask nz = D::nonzero(live, v);
-        D::maskstore(acc + i, live,
-                     D::mask_fma(v, D::maskload(x + i, nz), D::maskload(acc + i, live), nz));
-    }
-}
-template void multiply_add_avx512<float>(float *, const float *, const float *, int64_t);
-template void multiply_add_avx512<double>(double *, const double *, const double *, int64_t);
 
 template <BetaMode B, typename V>
 void dia_rows_avx512(const V *val, const int64_t *vofs, const V *x, const int64_t *xofs,

@@ -27,7 +27,6 @@ constexpr int64_t kFewProducts = 256;
 
 template <typename V> void multiply_add(V *acc, const V *val, const V *x, int64_t n, Isa isa) {
 #if defined(__x86_64__)
-    if (isa == Isa::avx512) return multiply_add_avx512(acc, val, x, n);
     if (isa == Isa::avx2) return multiply_add_avx2(acc, val, x, n);
 #endif
     (void)isa;

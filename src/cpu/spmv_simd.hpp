@@ -1,5 +1,5 @@
 // The AVX-512 pieces of the CPU sparse kernels (spmv_avx512.cpp, compiled for AVX-512F only):
-// CSR row segments with gathers, ELL row blocks with masked gathers, DIA diagonal runs and rows;
+// CSR row segments with gathers, ELL row blocks with masked gathers, DIA rows;
 // and CSR row segments and DIA rows with AVX2 and FMA (spmv_avx2.cpp). Callers use each only
 // where cpu::active_isa() is its ISA.
 #pragma once
@@ -48,9 +48,6 @@ void csr_segment_avx512(const sparse::Csr<V, I> &a, const CsrSegment &s, const S
 template <BetaMode B, typename V, typename I>
 void ell_blocks_avx512(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t block_end,
                        const SpmvVectors<V> &v);
-
-// acc[0..n) += val[0..n) · x[0..n)
-template <typename V> void multiply_add_avx512(V *acc, const V *val, const V *x, int64_t n);
 
 // DIA outputs [o0, o1): y[o] = alpha·Σ_d val[vofs[d] + o] · x[xofs[d] + o] + beta·y[o], over
 // the diagonals whose x index o + xofs[d] lies in [0, in_len), summed in registers four vectors
