@@ -71,7 +71,7 @@ std::vector<int64_t> split_blocks(const sparse::Ell<V, I> &a, int parts) {
 template <typename V, typename I>
 void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v) {
     const int64_t blocks = a.stride / kBlock;
-    const int nt = spmv_threads(a.slots(), threads);
+    const int nt = spmv_threads(a.visited, threads);
     with_beta(v.beta, [&]<BetaMode B>() {
         BlocksFn<V, I> run = blocks_fn<B, V, I>();
         if (nt == 1) {

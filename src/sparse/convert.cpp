@@ -52,9 +52,13 @@ template <typename V, typename I> Ell<V, I> ell_part(const Csr<V, I> &a, int64_t
     e.col = Array<I>(e.slots());
     e.val = Array<V>(e.slots());
     for (int64_t b = 0; b < e.stride; b += kEllRowAlign) {
-        for (int64_t i = b; i < std::min(a.rows, b + kEllRowAlign); ++i)
+        int64_t longest = 0;
+        for (int64_t i = b; i < std::min(a.rows, b + kEllRowAlign); ++i) {
             e.len[i] =
                 I(std::min<int64_t>(width, int64_t(a.row_ptr[i + 1]) - int64_t(a.row_ptr[i])));
+            longest = std::max<int64_t>(longest, int64_t(e.len[i]));
+        }
+        e.visited += longest * kEllRowAlign;
         for (int64_t k = 0; k < width; ++k) {
             for (int64_t i = b; i < b + kEllRowAlign; ++i) {
                 const int64_t slot = k * e.stride + i;

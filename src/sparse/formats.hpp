@@ -60,6 +60,9 @@ template <typename V, typename I> struct Ell {
     Array<I> len; // stride entries: the row lengths, 0 past `rows`
     Array<I> col; // width · stride
     Array<V> val; // width · stride
+    // The slots the row kernels visit (each block of kEllRowAlign rows up to its longest row):
+    // their work, which slots() overstates where one long row widens every block.
+    int64_t visited = 0;
     int64_t slots() const { return width * stride; }
 };
 

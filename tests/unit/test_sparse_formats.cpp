@@ -62,6 +62,34 @@ template <typename V, typename I> void round_trips() {
     }
 }
 
+// ELL's visited slots (the row kernels' work, their thread count's measure): each block of
+// kEllRowAlign rows up to its own longest row, where slots() pads every row to the longest.
+TEST(SparseFormats, EllCountsTheSlotsItsBlocksVisit) {
+    for (const auto &m : shapes()) {
+        SCOPED_TRACE(m.name);
+        const Csr<double, int32_t> a = from<double, int32_t>(m);
+        const Structure s = analyze(a, row_stats(a.rows, a.cols, a.row_ptr.data()));
+        for (int64_t w : {int64_t(1), s.hyb_width, s.row.max_len}) {
+            const Ell<double, int32_t> e = csr_to_ell(a, w);
+            int64_t visited = 0;
+            for (int64_t b = 0; b < a.rows; b += kEllRowAlign) {
+                int64_t longest = 0;
+                for (int64_t i = b; i < std::min(a.rows, b + kEllRowAlign); ++i)
+                    longest = std::max<int64_t>(
+                        longest, std::min<int64_t>(w, a.row_ptr[i + 1] - a.row_ptr[i]));
+                visited += longest * kEllRowAlign;
+            }
+            EXPECT_EQ(e.visited, visited) << "width " << w;
+            EXPECT_LE(e.visited, e.slots());
+        }
+    }
+    // One dense row among short ones: every block but the dense row's visits few slots.
+    const auto a = from<double, int32_t>(tessera::bench::one_dense_row(480, 700, 3, 400, 9));
+    const Ell<double, int32_t> e =
+        csr_to_ell(a, analyze(a, row_stats(a.rows, a.cols, a.row_ptr.data())).row.max_len);
+    EXPECT_LT(e.visited * 4, e.slots());
+}
+
 TEST(SparseFormats, RoundTripsThroughEveryFormat) {
     round_trips<float, int32_t>();
     round_trips<double, int64_t>();
