@@ -245,17 +245,44 @@ tsr_status gemm_direct_transposed_c(const MicroKernel<T> &uk, const core::GemmAr
     return TSR_SUCCESS;
 }
 
+// Few columns (n at most the ISA's direct_n, or direct_n_trans_b with op(B) transposed)
+// against op(A) read in place, columns of at most kFewColumnBytes: the direct path reads each
+// element of A from memory once (its tiles take the rows of a slice of k through every column
+// of C while they are in L2), where packing writes and reads A again for only n multiply-adds
+// per element. With longer columns each k step of a tile lands on another page, which the
+// prefetchers do not follow (5000×24×2000 dgemm ran at 0.66× the packed path's speed;
+// docs/journal/2026-11-cpu-gemm.md).
+constexpr int64_t kFewColumnBytes = 8192;
+template <typename T> bool few_columns(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
+    const int64_t most = g.trans_b ? uk.blocks.direct_n_trans_b : uk.blocks.direct_n;
+    return !g.trans_a && g.n <= most && g.m * int64_t(sizeof(T)) <= kFewColumnBytes;
+}
+
 // The direct path (no packing of B): op(A) is copied only when it is transposed (m·k
 // elements, cheap when m or k is small). Threads split the columns of C, or, with op(A)
-// transposed, its rows: each thread then copies and reads only its own rows of op(A), where a
-// copy made by one thread and read by all would cross between cores (slower than the product
-// at these sizes).
+// transposed or few columns, its rows: each thread then copies (or reads) only its own rows
+// of op(A), where a copy made by one thread and read by all would cross between cores (slower
+// than the product at these sizes), and few columns would have every thread read all of A.
 template <typename T>
 tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int threads) {
     const T *a = g.A;
     int64_t lda = g.lda;
     const int64_t b_rs = g.trans_b ? g.ldb : 1, b_cs = g.trans_b ? 1 : g.ldb;
     if (transpose_c_instead(g, threads)) return gemm_direct_transposed_c(uk, g);
+    if (threads > 1 && few_columns(uk, g) && g.m > uk.blocks.direct_m) { // rows split
+        const int64_t blocks = (g.m + kDirectRowBlock - 1) / kDirectRowBlock;
+        threads = int(std::min<int64_t>(threads, blocks));
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            const int64_t i0 = std::min(g.m, blocks * t / nt * kDirectRowBlock);
+            const int64_t i1 = std::min(g.m, blocks * (t + 1) / nt * kDirectRowBlock);
+            if (i1 > i0)
+                direct_sliced(uk, i1 - i0, g.n, g.k, g.alpha, g.A + i0, g.lda, g.B, b_rs, b_cs,
+                              g.beta, g.C + i0, g.ldc);
+        }
+        return TSR_SUCCESS;
+    }
     if (g.trans_a) {
         T *buf = scratch<T>(1, size_t(g.m) * size_t(g.k));
         if (!buf) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a copy of op(A)");
@@ -307,7 +334,8 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
 template <typename T> bool prefer_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g) {
     if (!uk.direct) return false;
     const double volume = double(g.m) * double(g.n) * double(g.k);
-    return volume <= kDirectMaxVolume || (g.m <= uk.blocks.direct_m && !g.trans_b);
+    return volume <= kDirectMaxVolume || (g.m <= uk.blocks.direct_m && !g.trans_b) ||
+           few_columns(uk, g);
 }
 
 } // namespace

@@ -78,6 +78,15 @@ std::vector<Shape> boundary_shapes() {
             {129, 131, 300},
             {191, 47, 385},
             {257, 13, 769},
+            // few columns (at most 32) against columns of A of at most 8 KiB: the unpacked path,
+            // its rows split over the threads; each side of both limits (1024 doubles, 2048
+            // floats), deep enough for two threads
+            {1024, 32, 301},
+            {1025, 31, 263},
+            {2048, 9, 700},
+            {2049, 33, 150},
+            {700, 24, 513},
+            {333, 5, 2500},
             // two column blocks of equal width (packed, past every kernel's direct_m)
             {97, 2297, 3},
             {129, 4605, 3},

@@ -21,6 +21,8 @@ constexpr Blocking kFloatBlocks{.mr = 16,
                                 .kc = 256,
                                 .nc = 4092,
                                 .direct_m = 48,
+                                .direct_n = 32,
+                                .direct_n_trans_b = 32,
                                 .strassen_mc = 192,
                                 .strassen_kc = 256};
 constexpr Blocking kDoubleBlocks{.mr = 8,
@@ -29,6 +31,8 @@ constexpr Blocking kDoubleBlocks{.mr = 8,
                                  .kc = 256,
                                  .nc = 2040,
                                  .direct_m = 48,
+                                 .direct_n = 32,
+                                 .direct_n_trans_b = 0,
                                  .strassen_mc = 96,
                                  .strassen_kc = 256};
 static_assert(tile_matches(kFloatBlocks, kVectors, Avx2F32::lanes, kColumns));

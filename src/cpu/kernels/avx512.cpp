@@ -60,6 +60,8 @@ constexpr Blocking kFloatBlocks{.mr = 64,
                                 .kc = 384,
                                 .nc = 4092,
                                 .direct_m = 128,
+                                .direct_n = 32,
+                                .direct_n_trans_b = 32,
                                 .strassen_mc = 192,
                                 .strassen_kc = 1024};
 constexpr Blocking kDoubleBlocks{.mr = 32,
@@ -68,6 +70,8 @@ constexpr Blocking kDoubleBlocks{.mr = 32,
                                  .kc = 384,
                                  .nc = 2040,
                                  .direct_m = 96,
+                                 .direct_n = 32,
+                                 .direct_n_trans_b = 32,
                                  .strassen_mc = 96,
                                  .strassen_kc = 1024};
 static_assert(tile_matches(kFloatBlocks, kVectors, Avx512F32::lanes, kColumns));

@@ -38,6 +38,8 @@ constexpr Blocking kFloatBlocks{.mr = 8,
                                 .kc = 256,
                                 .nc = 4096,
                                 .direct_m = 0,
+                                .direct_n = 0,
+                                .direct_n_trans_b = 0,
                                 .strassen_mc = 256,
                                 .strassen_kc = 256};
 constexpr Blocking kDoubleBlocks{.mr = 4,
@@ -46,6 +48,8 @@ constexpr Blocking kDoubleBlocks{.mr = 4,
                                  .kc = 256,
                                  .nc = 2048,
                                  .direct_m = 0,
+                                 .direct_n = 0,
+                                 .direct_n_trans_b = 0,
                                  .strassen_mc = 128,
                                  .strassen_kc = 256};
 static_assert(tile_matches(kFloatBlocks, kFloatBlocks.mr, 1, kFloatBlocks.nr));

@@ -15,12 +15,14 @@ using MicroKernelFn = void (*)(int64_t kc, const T *a, const T *b, T *c, int64_t
 
 // Block sizes, as data: MR×NR register tile; KC (depth of a packed panel, sized for L1),
 // MC (rows of a packed A block, for L2), NC (columns of a packed B panel, for L3); and
-// direct_m, the rows of op(A) up to which the unpacked path beats packing B (measured); and
-// KC and MC for the products of Strassen's method (strassen.cpp), which update C more often.
+// direct_m, the rows of op(A) up to which the unpacked path beats packing B (measured);
+// direct_n and direct_n_trans_b, the columns of C up to which it beats packing A (measured, with
+// op(B) as stored and transposed; 0: never); and KC and MC for the products of Strassen's
+// method (strassen.cpp), which update C more often.
 struct Blocking {
     int mr, nr;
     int64_t mc, kc, nc;
-    int64_t direct_m;
+    int64_t direct_m, direct_n, direct_n_trans_b;
     int64_t strassen_mc, strassen_kc;
 };
 
