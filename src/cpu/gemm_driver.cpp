@@ -152,11 +152,10 @@ namespace {
 // Products up to this volume (m·n·k) skip packing altogether.
 constexpr double kDirectMaxVolume = 96.0 * 96.0 * 96.0;
 
-// Threads only pay off when each has enough work to cover the cost of waking it: below
-// 3·10^5 flops per thread (about 3 µs of one core's work; an OpenMP region of two threads
-// costs 1.2 µs on the Xeon guest measured), fewer threads run. Just above a 64³ product (two
-// threads from 67³) two threads ran 1.25–1.7× faster than one on both ISA paths there; the
-// tiny products up to 64³ stay on one thread (tiny_direct).
+// Threads only pay off when each has enough work to cover the cost of waking it (about a
+// microsecond for an OpenMP region of two threads): below 3·10^5 flops per thread, about 3 µs
+// of one core's work, fewer threads run. Two threads start just above a 64³ product; the tiny
+// products up to 64³ stay on one thread (tiny_direct).
 constexpr double kMinFlopsPerThread = 300000.0;
 
 int useful_threads(int requested, int64_t m, int64_t n, int64_t k) {
