@@ -386,8 +386,9 @@ cudaError_t compute(State &s, const core::GemmArgs<T> &a, const T *A, int64_t ld
 // products of 2^37 multiply-adds or more (about 5200³; below that the blocks are too narrow,
 // 4096³'s of 512 columns leaving half of the multiprocessors idle, and the product slows more
 // than the overlap saves), blocks and slices of at least 512, at most 8 slices and 8 blocks,
-// or more blocks (up to 32) while each keeps 2^24 elements of C. The first block of C goes up
-// before any product and the last comes back after them all, which many narrow blocks shorten;
+// or more blocks (up to 32) while each keeps 2^24 elements of C. The first block of a C that is
+// read goes up before any product (pinned C; a pageable one stays, beta_on_host) and the last
+// comes back after them all, which many narrow blocks shorten;
 // a block of fewer than about a thousand 128² tiles loses more to its last, partial wave of
 // tiles (docs/backends.md, host operands). `on` (for tests) cuts any product into blocks and
 // slices of 16 or more.
@@ -422,11 +423,11 @@ struct Arrival {
 
 // Host operands with the transfers overlapping the kernels, on a copy stream beside the
 // handle's: the first block of C is computed slice by slice of k as A's slices (or the pieces
-// of `arrival`) arrive, with that block's C sent first when it is read and its rows of op(B)
-// beside each slice; every later block's B (and C) goes up while the previous block computes,
-// and each finished block of C comes back while the next one computes. The host's copies into
-// the pinned ring, the transfers and the kernels all run at once. Called with the staging lock
-// held and alpha != 0, k > 0.
+// of `arrival`) arrive, with that block's C sent first when it is read from pinned memory and
+// its rows of op(B) beside each slice; every later block's B (and pinned C) goes up while the
+// previous block computes, and each finished block of C comes back while the next one computes. The
+// host's copies into the pinned ring, the transfers and the kernels all run at once. Called with
+// the staging lock held and alpha != 0, k > 0.
 template <typename T>
 tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Memory kc,
                       OverlapPlan plan, const Arrival *arrival = nullptr) {
@@ -438,6 +439,9 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
             return *ev = nullptr, fail(TSR_ERR_BACKEND_UNAVAILABLE, "cannot create a CUDA event");
     const int64_t m = a.m, n = a.n, k = a.k, elem = int64_t(sizeof(T));
     const bool read_c = a.beta != T(0);
+    // Pageable C stays on the host until it comes back, beta applied there (beta_on_host).
+    const bool host_beta = beta_on_host(kc, read_c);
+    const double beta = double(a.beta);
     // Device views of op(A), op(B) and C: the pool's copies of host operands (whole matrices,
     // leading dimension their rows), or the caller's device memory in place.
     const T *Ad = a.A, *Bd = a.B;
@@ -477,7 +481,7 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
                                   a.ldb, elem, kb, s.copies, ldb);
     };
     auto up_c = [&](int64_t j0, int64_t j1) {
-        if (kc == Memory::device || !read_c) return TSR_SUCCESS;
+        if (kc == Memory::device || !read_c || host_beta) return TSR_SUCCESS;
         return upload(s, Cd + j0 * ldc, a.C + j0 * a.ldc, m, j1 - j0, a.ldc, elem, kc, s.copies);
     };
     auto uploaded = [&]() -> tsr_status { // the handle's stream waits for what was sent so far
@@ -486,11 +490,13 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
         return e == cudaSuccess ? TSR_SUCCESS
                                 : fail_cuda(e, "cannot order the copies before the product");
     };
-    // C[:, j0:j1] (+)= op(A)[:, l0:l1]·op(B)[l0:l1, j0:j1], beta for the first slice only.
+    // C[:, j0:j1] (+)= op(A)[:, l0:l1]·op(B)[l0:l1, j0:j1], beta for the first slice only (0
+    // when the host applies it).
     auto product = [&](int64_t j0, int64_t j1, int64_t l0, int64_t l1, bool first) -> tsr_status {
         core::GemmArgs<T> part = a;
         part.n = j1 - j0, part.k = l1 - l0;
         if (!first) part.beta = T(1);
+        else if (host_beta) part.beta = T(0);
         const T *A = a.trans_a ? Ad + l0 : Ad + l0 * lda;
         const T *B = a.trans_b ? Bd + j0 + l0 * ldb : Bd + l0 + j0 * ldb;
         cudaError_t e = compute<T>(s, part, A, lda, B, ldb, Cd + j0 * ldc, ldc);
@@ -504,7 +510,8 @@ tsr_status overlapped(State &s, const core::GemmArgs<T> &a, Memory ka, Memory kb
         if (kc == Memory::device) return TSR_SUCCESS;
         if (cudaError_t e = cudaStreamWaitEvent(s.copies, s.computed[b & 1], 0); e != cudaSuccess)
             return fail_cuda(e, "cannot order C's copy after its product");
-        return download(s, a.C + j0 * a.ldc, Cd + j0 * ldc, m, j1 - j0, a.ldc, elem, kc, s.copies);
+        return download(s, a.C + j0 * a.ldc, Cd + j0 * ldc, m, j1 - j0, a.ldc, elem, kc, s.copies,
+                        host_beta ? &beta : nullptr);
     };
     // With pieces arriving (spread), the first block is twice as wide as the others, so that
     // its product lasts about as long as the pieces take to come; the blocks' edges then fall
@@ -565,6 +572,7 @@ tsr_status run_on(State *s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
 
     const bool product = a.alpha != T(0) && a.k > 0; // otherwise A and B are not read
     const bool read_c = a.beta != T(0);
+    const bool host_beta = beta_on_host(kc, read_c);
     const int64_t a_rows = a.trans_a ? a.k : a.m, a_cols = a.trans_a ? a.m : a.k;
     const int64_t b_rows = a.trans_b ? a.n : a.k, b_cols = a.trans_b ? a.k : a.n;
 
@@ -604,13 +612,18 @@ tsr_status run_on(State *s, const core::GemmArgs<T> &a, Memory ka, Memory kb, Me
         if (tsr_status st = s->operand[2].reserve(size_t(a.m * a.n * elem)); st != TSR_SUCCESS)
             return st;
         dC = static_cast<T *>(s->operand[2].ptr), ldc = a.m;
-        if (read_c)
+        if (read_c && !host_beta)
             if (tsr_status st = upload(*s, dC, a.C, a.m, a.n, a.ldc, elem, kc); st != TSR_SUCCESS)
                 return st;
     }
-    if (cudaError_t e = compute<T>(*s, a, dA, lda, dB, ldb, dC, ldc); e != cudaSuccess)
+    core::GemmArgs<T> on_device = a;
+    if (host_beta) on_device.beta = T(0);
+    if (cudaError_t e = compute<T>(*s, on_device, dA, lda, dB, ldb, dC, ldc); e != cudaSuccess)
         return fail_cuda(e, "gemm kernel launch");
-    if (kc != Memory::device) return download(*s, a.C, dC, a.m, a.n, a.ldc, elem, kc);
+    const double beta = double(a.beta);
+    if (kc != Memory::device)
+        return download(*s, a.C, dC, a.m, a.n, a.ldc, elem, kc, nullptr,
+                        host_beta ? &beta : nullptr);
     // C on the device, an input on the host: the pinned and pooled buffers are reused by the
     // next call, so the product must be done before this one returns.
     if (cudaError_t e = cudaStreamSynchronize(s->stream); e != cudaSuccess)

@@ -65,9 +65,11 @@ tsr_status upload(State &s, void *dst, const void *src, int64_t rows, int64_t co
 }
 
 tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t cols, int64_t ld,
-                    int64_t elem, Memory kind, cudaStream_t stream) {
+                    int64_t elem, Memory kind, cudaStream_t stream, const double *beta) {
     if (!stream) stream = s.stream;
     const size_t pitch = size_t(rows * elem);
+    if (beta && (kind != Memory::pageable_host || (elem != 4 && elem != 8)))
+        return fail(TSR_ERR_INTERNAL, "download: beta applies to pageable float or double only");
     if (kind != Memory::pageable_host) {
         cudaError_t e = cudaMemcpy2DAsync(dst, size_t(ld * elem), src, pitch, pitch, size_t(cols),
                                           cudaMemcpyDefault, stream);
@@ -91,8 +93,14 @@ tsr_status download(State &s, void *dst, const void *src, int64_t rows, int64_t 
             return fail_cuda(e, "cannot copy C back from the device");
         const int64_t c0 = c * per, nc = std::min(per, cols - c0);
         const auto *stage = static_cast<const unsigned char *>(s.pinned.half[c & 1]);
-        auto *to = static_cast<unsigned char *>(dst);
-        copy_columns(to + size_t(c0 * ld * elem), size_t(ld * elem), stage, pitch, pitch, nc);
+        auto *to = static_cast<unsigned char *>(dst) + size_t(c0 * ld * elem);
+        if (!beta) copy_columns(to, size_t(ld * elem), stage, pitch, pitch, nc);
+        else if (elem == 4)
+            add_columns(reinterpret_cast<float *>(to), ld, reinterpret_cast<const float *>(stage),
+                        rows, rows, nc, float(*beta));
+        else
+            add_columns(reinterpret_cast<double *>(to), ld, reinterpret_cast<const double *>(stage),
+                        rows, rows, nc, *beta);
         if (c + 2 < chunks)
             if (cudaError_t e = issue(c + 2); e != cudaSuccess)
                 return fail_cuda(e, "cannot copy C back");

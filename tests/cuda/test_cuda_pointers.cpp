@@ -2,8 +2,11 @@
 // handle's stream, mixed host/device operands, a user stream, and calls from several threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -96,6 +99,53 @@ TEST_F(CudaPointers, ScalingOnlyOnDevice) { // alpha == 0 and k == 0: C = beta·
     ASSERT_TRUE(run_placed<float>(handle_, c, 7, 1));
     c = {TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, 40, 30, 0, 1.0, 0.0};
     ASSERT_TRUE(run_placed<double>(handle_, c, 7, 1));
+}
+
+// Pageable C with beta != 0 does not go up: the device computes alpha·op(A)·op(B) alone and
+// beta is applied on the host as C comes back (staging's beta_on_host). Infinities and NaN in C
+// must come out as an epilogue on the device gives them, the padding between C's columns
+// untouched, alpha = 0 must still leave A and B unread; pinned C, which goes up, the same.
+template <typename T> void beta_on_the_host(tsr_handle h, bool pinned, double alpha) {
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const GemmCase c{TSR_COL_MAJOR, TSR_OP_T, TSR_OP_N, 517, 130, 70, alpha, -0.75};
+    auto A = random_matrix<T>(c.k, c.m, c.layout, 3, nan);
+    auto B = random_matrix<T>(c.k, c.n, c.layout, 1, nan);
+    auto C = random_matrix<T>(c.m, c.n, c.layout, 5, T(-7.25));
+    if (alpha == 0)
+        std::fill(A.data.begin(), A.data.end(), nan), std::fill(B.data.begin(), B.data.end(), nan);
+    C.at(3, 4) = inf, C.at(10, 100) = -inf, C.at(516, 129) = nan;
+    const auto C0 = C;
+    T *pc = C.data.data();
+    if (pinned) ASSERT_EQ(cudaMallocHost(&pc, C.data.size() * sizeof(T)), cudaSuccess);
+    std::copy(C.data.begin(), C.data.end(), pc);
+    tsr_status st;
+    if constexpr (sizeof(T) == 4)
+        st = tsr_sgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, float(c.alpha), A.data.data(), A.ld,
+                       B.data.data(), B.ld, float(c.beta), pc, C.ld);
+    else
+        st = tsr_dgemm(h, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, A.data.data(), A.ld,
+                       B.data.data(), B.ld, c.beta, pc, C.ld);
+    if (pinned) std::copy(pc, pc + C.data.size(), C.data.begin()), cudaFreeHost(pc);
+    ASSERT_EQ(st, TSR_SUCCESS) << tsr_last_error() << "; " << describe(c);
+    EXPECT_EQ(C.at(3, 4), -inf) << describe(c); // beta < 0 turns the signs over
+    EXPECT_EQ(C.at(10, 100), inf) << describe(c);
+    EXPECT_TRUE(std::isnan(C.at(516, 129))) << describe(c);
+    // The checked copies: the infinities as NaN on both sides (the oracle's NaN rule), A and B
+    // as the zeros they count as when alpha = 0.
+    auto C0c = C0, Cc = C;
+    C0c.at(3, 4) = C0c.at(10, 100) = Cc.at(3, 4) = Cc.at(10, 100) = nan;
+    if (alpha == 0)
+        std::fill(A.data.begin(), A.data.end(), T(0)),
+            std::fill(B.data.begin(), B.data.end(), T(0));
+    EXPECT_TRUE(check_gemm(c, A, B, C0c, Cc)) << (pinned ? "pinned C" : "pageable C");
+}
+
+TEST_F(CudaPointers, BetaAppliedToPageableCOnTheHost) {
+    for (bool pinned : {false, true})
+        for (double alpha : {1.25, 0.0}) {
+            beta_on_the_host<float>(handle_, pinned, alpha);
+            beta_on_the_host<double>(handle_, pinned, alpha);
+        }
 }
 
 TEST_F(CudaPointers, UserStream) {

@@ -1,10 +1,13 @@
 // The CUDA backend's host-side copies between pageable and pinned memory (cuda/host_copy.*),
 // without a GPU: every byte of every column lands where it belongs and nothing between the
 // columns is touched, for small copies (one thread) and large ones (shared among threads, wide
-// columns cut in pieces), with destinations at every alignment and widths that end anywhere.
+// columns cut in pieces), with destinations at every alignment and widths that end anywhere;
+// and the copy back of C that applies beta (add_columns) on the same splits, in whole elements.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -57,6 +60,61 @@ TEST(HostCopy, LargeCopiesSharedAmongThreads) {
     check_copy(32771, 97, 32800, 32779, 5, rng);
     check_copy(size_t(3) << 20, 2, (size_t(3) << 20) + 3, (size_t(3) << 20) + 64, 9, rng);
     check_copy((size_t(5) << 20) + 17, 1, (size_t(5) << 20) + 17, (size_t(5) << 20) + 17, 15, rng);
+}
+
+// dst = src + beta·dst over `cols` columns of `rows` elements, leading dimensions with gaps
+// (poisoned, must stay so), infinities and NaN in dst carried as the expression carries them.
+template <typename T>
+void check_add(int64_t rows, int64_t cols, int64_t lds, int64_t ldd, T beta, std::mt19937 &rng) {
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::vector<T> src(size_t(lds * cols) + 1), dst(size_t(ldd * cols) + 1);
+    for (T &x : src) x = T(value(rng));
+    const T poison = T(-7.25);
+    for (size_t i = 0; i < dst.size(); ++i) {
+        const bool inside = int64_t(i) / ldd < cols && int64_t(i) % ldd < rows;
+        dst[i] = inside ? T(value(rng)) : poison;
+    }
+    if (rows > 2 && cols > 1) {
+        dst[1] = std::numeric_limits<T>::infinity();
+        dst[size_t(ldd) + 2] = std::numeric_limits<T>::quiet_NaN();
+    }
+    const std::vector<T> before = dst;
+    tessera::cuda::add_columns(dst.data(), ldd, src.data(), lds, rows, cols, beta);
+    const double u = std::numeric_limits<T>::epsilon() / 2;
+    size_t wrong = 0, touched = 0;
+    for (size_t i = 0; i < dst.size(); ++i) {
+        const int64_t j = int64_t(i) / ldd, r = int64_t(i) % ldd;
+        if (j >= cols || r >= rows) {
+            touched += dst[i] != poison;
+            continue;
+        }
+        const double s = double(src[size_t(j * lds + r)]), d = double(before[i]);
+        const double want = s + double(beta) * d;
+        if (std::isnan(want) || std::isinf(want))
+            wrong += !(std::isnan(want) ? std::isnan(double(dst[i])) : double(dst[i]) == want);
+        else
+            wrong += std::fabs(double(dst[i]) - want) >
+                     2 * u * (std::fabs(s) + std::fabs(double(beta) * d));
+    }
+    EXPECT_EQ(wrong, 0u) << "rows " << rows << " cols " << cols << " elem " << sizeof(T);
+    EXPECT_EQ(touched, 0u) << "rows " << rows << " cols " << cols << " elem " << sizeof(T);
+}
+
+TEST(HostCopy, BetaAppliedAsCComesBack) {
+    std::mt19937 rng(
+        std::mt19937::result_type(tessera::test::seed_for(tessera::test::test_label())));
+    // Small (one thread), many columns (shared), and a few tall odd columns cut into pieces
+    // that must hold whole elements.
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{5, 3},
+                              {1000, 300},
+                              {(1 << 17) + 3, 3},
+                              {(1 << 19) + 1, 1},
+                              {0, 4},
+                              {7, 0}}) {
+        check_add<float>(rows, cols, rows + 3, rows + 1, -0.75f, rng);
+        check_add<double>(rows, cols, rows, rows + 5, 0.5, rng);
+    }
+    check_add<double>(64, 40, 64, 64, 1.0, rng);
 }
 
 } // namespace
