@@ -260,6 +260,19 @@ template <typename T> bool few_columns(const MicroKernel<T> &uk, const core::Gem
     return !g.trans_a && g.n <= most && g.m * int64_t(sizeof(T)) <= kFewColumnBytes;
 }
 
+// Runs fn(i0, i1) on `threads` threads, each over its rows i0 .. i1-1 of C in whole blocks of
+// kDirectRowBlock (threads at most the blocks' count).
+template <typename Fn> void split_rows(int64_t m, int threads, Fn fn) {
+    const int64_t blocks = (m + kDirectRowBlock - 1) / kDirectRowBlock;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t i0 = std::min(m, blocks * t / nt * kDirectRowBlock);
+        const int64_t i1 = std::min(m, blocks * (t + 1) / nt * kDirectRowBlock);
+        if (i1 > i0) fn(i0, i1);
+    }
+}
+
 // The direct path (no packing of B): op(A) is copied only when it is transposed (m·k
 // elements, cheap when m or k is small). Threads split the columns of C, or, with op(A)
 // transposed or few columns, its rows: each thread then copies (or reads) only its own rows
@@ -271,38 +284,25 @@ tsr_status gemm_direct(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, int
     int64_t lda = g.lda;
     const int64_t b_rs = g.trans_b ? g.ldb : 1, b_cs = g.trans_b ? 1 : g.ldb;
     if (transpose_c_instead(g, threads)) return gemm_direct_transposed_c(uk, g);
-    if (threads > 1 && few_columns(uk, g) && g.m > uk.blocks.direct_m) { // rows split
-        const int64_t blocks = (g.m + kDirectRowBlock - 1) / kDirectRowBlock;
-        threads = int(std::min<int64_t>(threads, blocks));
-#pragma omp parallel num_threads(threads)
-        {
-            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-            const int64_t i0 = std::min(g.m, blocks * t / nt * kDirectRowBlock);
-            const int64_t i1 = std::min(g.m, blocks * (t + 1) / nt * kDirectRowBlock);
-            if (i1 > i0)
-                direct_sliced(uk, i1 - i0, g.n, g.k, g.alpha, g.A + i0, g.lda, g.B, b_rs, b_cs,
-                              g.beta, g.C + i0, g.ldc);
-        }
+    const int row_threads =
+        int(std::min<int64_t>(threads, (g.m + kDirectRowBlock - 1) / kDirectRowBlock));
+    if (row_threads > 1 && few_columns(uk, g) && g.m > uk.blocks.direct_m) {
+        split_rows(g.m, row_threads, [&](int64_t i0, int64_t i1) {
+            direct_sliced(uk, i1 - i0, g.n, g.k, g.alpha, g.A + i0, g.lda, g.B, b_rs, b_cs, g.beta,
+                          g.C + i0, g.ldc);
+        });
         return TSR_SUCCESS;
     }
     if (g.trans_a) {
         T *buf = scratch<T>(1, size_t(g.m) * size_t(g.k));
         if (!buf) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate a copy of op(A)");
-        const int64_t blocks = (g.m + kDirectRowBlock - 1) / kDirectRowBlock;
-        threads = int(std::min<int64_t>(threads, blocks));
-        if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-            {
-                const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-                const int64_t i0 = std::min(g.m, blocks * t / nt * kDirectRowBlock);
-                const int64_t i1 = std::min(g.m, blocks * (t + 1) / nt * kDirectRowBlock);
-                if (i1 > i0) {
-                    T *mine = buf + i0 * g.k;
-                    copy_rows_of_transposed_a(uk, g, i0, i1 - i0, mine);
-                    direct_sliced(uk, i1 - i0, g.n, g.k, g.alpha, mine, i1 - i0, g.B, b_rs, b_cs,
-                                  g.beta, g.C + i0, g.ldc);
-                }
-            }
+        if (row_threads > 1) {
+            split_rows(g.m, row_threads, [&](int64_t i0, int64_t i1) {
+                T *mine = buf + i0 * g.k;
+                copy_rows_of_transposed_a(uk, g, i0, i1 - i0, mine);
+                direct_sliced(uk, i1 - i0, g.n, g.k, g.alpha, mine, i1 - i0, g.B, b_rs, b_cs,
+                              g.beta, g.C + i0, g.ldc);
+            });
             return TSR_SUCCESS;
         }
         copy_rows_of_transposed_a(uk, g, 0, g.m, buf);
