@@ -9,8 +9,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -104,6 +106,26 @@ inline ThreadGrid thread_grid(int threads, int64_t rows, int mr, int64_t col_til
     return best;
 }
 
+// The next row block for thread t: the front of its own range, else the back of another's
+// (*owner: whose); -1 when every range is empty. A range is front | back << 32, blocks
+// front..back-1 of its owner's rows.
+inline int64_t take_block(std::atomic<uint64_t> *ranges, int team, int t, int *owner) {
+    for (int i = 0; i < team; ++i) {
+        const int v = (t + i) % team;
+        uint64_t r = ranges[v].load(std::memory_order_relaxed);
+        for (;;) {
+            const uint64_t front = r & 0xffffffffu, back = r >> 32;
+            if (front >= back) break;
+            const uint64_t want = v == t ? r + 1 : front | (back - 1) << 32;
+            if (ranges[v].compare_exchange_weak(r, want, std::memory_order_relaxed)) {
+                *owner = v;
+                return int64_t(v == t ? front : back - 1);
+            }
+        }
+    }
+    return -1;
+}
+
 // What one jc × pc step hands a thread: the column block jc..jc+nc of C, its kc-deep slice of
 // k from pc, this thread's column tiles jr0..jr1 of the block, and the beta of this slice.
 struct LoopStep {
@@ -130,6 +152,12 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
     T *pb = scratch<T>(0, size_t(kc_max) * size_t(nc_max));
     if (!pb) return core::fail(TSR_ERR_OUT_OF_MEMORY, "gemm: cannot allocate the packed B panel");
     bool out_of_memory = false;
+    // Where the threads split rows alone, each thread takes its own row blocks from the front
+    // of its range and, when done, the last blocks of the others' from the back: a thread slowed
+    // by its core's other work leaves its last blocks to the others instead of keeping them
+    // waiting at the step's end. A range is (front, back) packed in one atomic word.
+    std::unique_ptr<std::atomic<uint64_t>[]> ranges(threads > 1 ? new std::atomic<uint64_t>[threads]
+                                                                : nullptr);
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -139,13 +167,20 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
         const int t = threads > 1 ? omp_get_thread_num() : 0;
         const ThreadGrid grid = thread_grid(team, rows, mr, (nc_max + nr - 1) / nr);
         const int ti = t / grid.tn, tj = t % grid.tn;
-        // This thread's rows of C, split into equal blocks of at most mc_max rows.
-        const int64_t r0 = std::min(rows, row_panels * ti / grid.tm * mr);
-        const int64_t r1 = std::min(rows, row_panels * (ti + 1) / grid.tm * mr);
+        // Thread u's rows of C (u = ti where threads split rows alone), split into equal blocks
+        // of at most mc_max rows.
         const int64_t most = mc_max(kc_max);
-        const int64_t blocks = std::max<int64_t>(1, (r1 - r0 + most - 1) / most);
-        const int64_t mc = ((r1 - r0 + blocks - 1) / blocks + mr - 1) / mr * mr;
-        T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(mc, mr)));
+        auto rows_from = [&](int u) { return std::min(rows, row_panels * u / grid.tm * mr); };
+        auto blocks_in = [&](int64_t len) { return std::max<int64_t>(1, (len + most - 1) / most); };
+        auto block_rows = [&](int64_t len) {
+            return ((len + blocks_in(len) - 1) / blocks_in(len) + mr - 1) / mr * mr;
+        };
+        const int64_t r0 = rows_from(ti), r1 = rows_from(ti + 1), mc = block_rows(r1 - r0);
+        const bool dealt = team > 1 && grid.tn == 1;
+        int64_t widest = mc; // any thread's blocks, where this one may take them
+        for (int u = 0; dealt && u < team; ++u)
+            widest = std::max(widest, block_rows(rows_from(u + 1) - rows_from(u)));
+        T *pa = scratch<T>(1, size_t(kc_max) * size_t(std::max<int64_t>(widest, mr)));
         if (!pa) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -163,12 +198,27 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
                 for (int64_t pc = 0; pc < g.k; pc += bs.kc) {
                     const int64_t kc = std::min<int64_t>(bs.kc, g.k - pc);
                     const T beta = pc == 0 ? g.beta : T(1);
+                    if (dealt) // nobody takes from it before the barrier
+                        ranges[t].store(uint64_t(blocks_in(r1 - r0)) << 32,
+                                        std::memory_order_relaxed);
                     step.pack_b(pc, kc, jc, nc, panels * t / team, panels * (t + 1) / team, pb);
 #pragma omp barrier
                     // B is packed
                     const LoopStep at{jc, nc, pc, kc, jr0, jr1, panels, t, team};
-                    for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc)
-                        step.block(pa, pb, ic, std::min<int64_t>(mc, r1 - ic), at, beta);
+                    if (dealt) {
+                        int u;
+                        for (int64_t b; (b = take_block(ranges.get(), team, t, &u)) >= 0;) {
+                            const int64_t u0 = rows_from(u), u1 = rows_from(u + 1);
+                            const int64_t ic = u0 + b * block_rows(u1 - u0);
+                            if (ic < u1)
+                                step.block(pa, pb, ic,
+                                           std::min<int64_t>(block_rows(u1 - u0), u1 - ic), at,
+                                           beta);
+                        }
+                    } else {
+                        for (int64_t ic = r0; ic < r1 && jr1 > jr0; ic += mc)
+                            step.block(pa, pb, ic, std::min<int64_t>(mc, r1 - ic), at, beta);
+                    }
                     step.after(pa, pb, at, beta);
 #pragma omp barrier
                     // every thread is done with B: it may be repacked

@@ -158,7 +158,9 @@ TEST_P(GemmProperties, ThreadedBlocks) {
     if (std::get<1>(GetParam()) == TSR_BACKEND_REFERENCE) GTEST_SKIP() << "reference is serial";
     for (int threads : {1, 2, 3}) {
         ASSERT_EQ(tsr_set_num_threads(handle_, threads), TSR_SUCCESS);
-        for (Shape s : {Shape{300, 290, 280}, Shape{37, 520, 300}, Shape{520, 23, 270}}) {
+        // 1100 rows: several row blocks per thread, which the threads take from each other.
+        for (Shape s : {Shape{300, 290, 280}, Shape{37, 520, 300}, Shape{520, 23, 270},
+                        Shape{1100, 70, 300}}) {
             GemmCase c{TSR_COL_MAJOR, TSR_OP_N, TSR_OP_N, s.m, s.n, s.k, 1.25, -0.5};
             ASSERT_TRUE(run(c, 3)) << "threads " << threads;
             c = {TSR_ROW_MAJOR, TSR_OP_T, TSR_OP_N, s.m, s.n, s.k, -1.0, 0.0};
