@@ -126,6 +126,8 @@ inline int64_t take_block(std::atomic<uint64_t> *ranges, int team, int t, int *o
     return -1;
 }
 
+inline constexpr int64_t kDealtBlocks = 4;
+
 // What one jc × pc step hands a thread: the column block jc..jc+nc of C, its kc-deep slice of
 // k from pc, this thread's column tiles jr0..jr1 of the block, and the beta of this slice.
 struct LoopStep {
@@ -169,14 +171,20 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
         const int ti = t / grid.tn, tj = t % grid.tn;
         // Thread u's rows of C (u = ti where threads split rows alone), split into equal blocks
         // of at most mc_max rows.
+        const bool dealt = team > 1 && grid.tn == 1;
         const int64_t most = mc_max(kc_max);
         auto rows_from = [&](int u) { return std::min(rows, row_panels * u / grid.tm * mr); };
-        auto blocks_in = [&](int64_t len) { return std::max<int64_t>(1, (len + most - 1) / most); };
+        // Where blocks are dealt, a range of rows in at least kDealtBlocks blocks of two panels
+        // or more, so that a thread done first has a block left to take.
+        auto blocks_in = [&](int64_t len) {
+            const int64_t by_size = std::max<int64_t>(1, (len + most - 1) / most);
+            if (!dealt) return by_size;
+            return std::max<int64_t>(by_size, std::min<int64_t>(kDealtBlocks, len / mr / 2));
+        };
         auto block_rows = [&](int64_t len) {
             return ((len + blocks_in(len) - 1) / blocks_in(len) + mr - 1) / mr * mr;
         };
         const int64_t r0 = rows_from(ti), r1 = rows_from(ti + 1), mc = block_rows(r1 - r0);
-        const bool dealt = team > 1 && grid.tn == 1;
         int64_t widest = mc; // any thread's blocks, where this one may take them
         for (int u = 0; dealt && u < team; ++u)
             widest = std::max(widest, block_rows(rows_from(u + 1) - rows_from(u)));
