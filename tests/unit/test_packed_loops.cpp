@@ -45,7 +45,8 @@ TEST(PackedLoops, TakeBlockEveryBlockOnceUnderContention) {
     constexpr int kTeam = 4, kPer = 500;
     for (int round = 0; round < 20; ++round) {
         std::atomic<uint64_t> ranges[kTeam];
-        for (int t = 0; t < kTeam; ++t) ranges[t] = range(uint64_t(t * kPer), uint64_t((t + 1) * kPer));
+        for (int t = 0; t < kTeam; ++t)
+            ranges[t] = range(uint64_t(t * kPer), uint64_t((t + 1) * kPer));
         std::vector<std::vector<int64_t>> got(kTeam);
         std::vector<std::thread> threads;
         for (int t = 0; t < kTeam; ++t)
