@@ -108,14 +108,16 @@ inline ThreadGrid thread_grid(int threads, int64_t rows, int mr, int64_t col_til
 
 // The next row block for thread t: the front of its own range, else the back of another's
 // (*owner: whose); -1 when every range is empty. A range is front | back << 32, blocks
-// front..back-1 of its owner's rows.
+// front..back-1 of its owner's rows, from 0. Only a range whose owner has begun (front > 0) is
+// taken from: an owner merely late out of the barrier would otherwise find its only block
+// gone while the taker computes two.
 inline int64_t take_block(std::atomic<uint64_t> *ranges, int team, int t, int *owner) {
     for (int i = 0; i < team; ++i) {
         const int v = (t + i) % team;
         uint64_t r = ranges[v].load(std::memory_order_relaxed);
         for (;;) {
             const uint64_t front = r & 0xffffffffu, back = r >> 32;
-            if (front >= back) break;
+            if (front >= back || (v != t && front == 0)) break;
             const uint64_t want = v == t ? r + 1 : front | (back - 1) << 32;
             if (ranges[v].compare_exchange_weak(r, want, std::memory_order_relaxed)) {
                 *owner = v;
@@ -175,10 +177,11 @@ tsr_status packed_loops(const core::GemmArgs<T> &g, const Blocking &bs, int thre
         const int64_t most = mc_max(kc_max);
         auto rows_from = [&](int u) { return std::min(rows, row_panels * u / grid.tm * mr); };
         // Where blocks are dealt, a range of rows in at least kDealtBlocks blocks of two panels
-        // or more, so that a thread done first has a block left to take.
+        // or more, so that a thread done first has a block left to take; not where short k has
+        // made the blocks taller than MC (rank-k updates: C moves in the longest runs it can).
         auto blocks_in = [&](int64_t len) {
             const int64_t by_size = std::max<int64_t>(1, (len + most - 1) / most);
-            if (!dealt) return by_size;
+            if (!dealt || most > bs.mc) return by_size;
             return std::max<int64_t>(by_size, std::min<int64_t>(kDealtBlocks, len / mr / 2));
         };
         auto block_rows = [&](int64_t len) {

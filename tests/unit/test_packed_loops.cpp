@@ -1,5 +1,6 @@
 // The packed loops' sharing of row blocks (cpu/packed_loops.hpp): each thread takes the front
-// of its own range, then the backs of the others'; every block is taken exactly once.
+// of its own range, then the backs of the others' once they have begun; every block is taken
+// exactly once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,8 +18,9 @@ using tessera::cpu::take_block;
 uint64_t range(uint64_t front, uint64_t back) { return front | back << 32; }
 
 TEST(PackedLoops, TakeBlockOwnFrontThenOthersBacks) {
+    // Thread 0 has begun (its block 0 taken), thread 2 likewise (blocks 1..3 left).
     std::atomic<uint64_t> ranges[3];
-    ranges[0] = range(0, 3), ranges[1] = range(3, 6), ranges[2] = range(6, 8);
+    ranges[0] = range(1, 3), ranges[1] = range(0, 3), ranges[2] = range(1, 4);
     // Thread 1 alone: its own blocks in order, then thread 2's and thread 0's from the back.
     std::vector<int64_t> got;
     std::vector<int> owners;
@@ -27,9 +29,22 @@ TEST(PackedLoops, TakeBlockOwnFrontThenOthersBacks) {
         got.push_back(b);
         owners.push_back(owner);
     }
-    EXPECT_EQ(got, (std::vector<int64_t>{3, 4, 5, 7, 6, 2, 1, 0}));
-    EXPECT_EQ(owners, (std::vector<int>{1, 1, 1, 2, 2, 0, 0, 0}));
+    EXPECT_EQ(got, (std::vector<int64_t>{0, 1, 2, 3, 2, 1, 2, 1}));
+    EXPECT_EQ(owners, (std::vector<int>{1, 1, 1, 2, 2, 2, 0, 0}));
     EXPECT_EQ(take_block(ranges, 3, 0, &owner), -1);
+}
+
+// A range whose owner has not begun is left to it, however long it takes to come.
+TEST(PackedLoops, TakeBlockLeavesRangesNotBegun) {
+    std::atomic<uint64_t> ranges[2];
+    ranges[0] = range(0, 2), ranges[1] = range(0, 0);
+    int owner = -1;
+    EXPECT_EQ(take_block(ranges, 2, 1, &owner), -1);
+    EXPECT_EQ(take_block(ranges, 2, 0, &owner), 0);
+    EXPECT_EQ(owner, 0);
+    EXPECT_EQ(take_block(ranges, 2, 1, &owner), 1); // begun: its last block may be taken
+    EXPECT_EQ(owner, 0);
+    EXPECT_EQ(take_block(ranges, 2, 0, &owner), -1);
 }
 
 TEST(PackedLoops, TakeBlockEmptyRanges) {
@@ -45,16 +60,15 @@ TEST(PackedLoops, TakeBlockEveryBlockOnceUnderContention) {
     constexpr int kTeam = 4, kPer = 500;
     for (int round = 0; round < 20; ++round) {
         std::atomic<uint64_t> ranges[kTeam];
-        for (int t = 0; t < kTeam; ++t)
-            ranges[t] = range(uint64_t(t * kPer), uint64_t((t + 1) * kPer));
+        for (int t = 0; t < kTeam; ++t) ranges[t] = range(0, kPer); // each owner's blocks from 0
         std::vector<std::vector<int64_t>> got(kTeam);
         std::vector<std::thread> threads;
         for (int t = 0; t < kTeam; ++t)
             threads.emplace_back([&, t] {
                 int owner = -1;
                 for (int64_t b; (b = take_block(ranges, kTeam, t, &owner)) >= 0;) {
-                    if (b / kPer != owner) got[size_t(t)].push_back(-1); // not the owner's block
-                    got[size_t(t)].push_back(b);
+                    if (owner < 0 || owner >= kTeam) got[size_t(t)].push_back(-1);
+                    got[size_t(t)].push_back(owner * kPer + b);
                     if (t == round % kTeam) std::this_thread::yield();
                 }
             });
