@@ -60,17 +60,31 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
     // already asked for, and the extra prefetches cost a rank-32 update 2-8% on Zen 3.
     const bool ask_ahead = beta != T(0) && mr * int(sizeof(T)) >= 256;
     const int64_t ahead = ask_ahead ? 4 * int64_t(mr) : mc;
+    // The next panel of B is asked into L2 a slice before each tile, so that its first tile does
+    // not wait on L3 for it: the hardware's stream prefetch does not run ahead into the next
+    // panel soon enough.
+    const int64_t panel_bytes = kc * nr * int64_t(sizeof(T)), tiles = (mc + mr - 1) / mr;
+    const int64_t slice = ((panel_bytes + 63) / 64 + tiles - 1) / tiles * 64;
     alignas(64) T edge[32 * 32]; // mr·nr <= 1024
     for (int64_t jr = jr0; jr < jr1; jr += nr) {
         const int cols = int(std::min<int64_t>(nr, nc - jr));
         const T *b = pb + (jr / nr) * kc * nr;
         const T *a = pa;
         T *c = g.C + ic + (jc + jr) * ldc;
+        const char *const next_b =
+            jr + nr < jr1 ? reinterpret_cast<const char *>(b + kc * nr) : nullptr;
+        int64_t asked = 0; // bytes of the next panel asked for
+        auto ask_next_b = [&] {
+            if (!next_b) return;
+            for (const int64_t end = std::min(asked + slice, panel_bytes); asked < end; asked += 64)
+                __builtin_prefetch(next_b + asked, 0, 2);
+        };
         int64_t ir = 0;
         if (cols == nr) {
             for (; ir < full_rows; ir += mr, a += a_step, c += mr) {
                 if (ir + ahead < mc)
                     prefetch_c(c + ahead, int(std::min<int64_t>(mr, mc - ir - ahead)), cols, ldc);
+                ask_next_b();
                 run(kc, a, b, c, ldc, alpha, beta);
             }
         }
@@ -78,6 +92,7 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
             const int rows = int(std::min<int64_t>(mr, mc - ir));
             if (ir + ahead < mc)
                 prefetch_c(c + ahead, int(std::min<int64_t>(mr, mc - ir - ahead)), cols, ldc);
+            ask_next_b();
             if (rows == mr && cols == nr) {
                 run(kc, a, b, c, ldc, alpha, beta);
             } else if (uk.direct) { // partial tile: the unpacked path's tiles, on the panels
