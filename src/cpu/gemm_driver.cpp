@@ -60,11 +60,14 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
     // already asked for, and the extra prefetches cost a rank-32 update 2-8% on Zen 3.
     const bool ask_ahead = beta != T(0) && mr * int(sizeof(T)) >= 256;
     const int64_t ahead = ask_ahead ? 4 * int64_t(mr) : mc;
-    // The next panel of B is asked into L2 a slice before each tile, so that its first tile does
-    // not wait on L3 for it: the hardware's stream prefetch does not run ahead into the next
-    // panel soon enough.
+    // Where the kernel asks for it and the packed B block comes from L3 (over twice the L2), the
+    // next panel of B is asked into L2 a slice before each tile, so that its first tile does not
+    // wait on L3 for it: the hardware's stream prefetch does not run ahead into the next panel
+    // soon enough there. A block that fits L2 gains nothing and pays for the instructions.
     const int64_t panel_bytes = kc * nr * int64_t(sizeof(T)), tiles = (mc + mr - 1) / mr;
     const int64_t slice = ((panel_bytes + 63) / 64 + tiles - 1) / tiles * 64;
+    const bool ask_b =
+        uk.blocks.ask_next_b && (jr1 - jr0) * kc * int64_t(sizeof(T)) > 2 * l2_bytes();
     alignas(64) T edge[32 * 32]; // mr·nr <= 1024
     for (int64_t jr = jr0; jr < jr1; jr += nr) {
         const int cols = int(std::min<int64_t>(nr, nc - jr));
@@ -72,7 +75,7 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
         const T *a = pa;
         T *c = g.C + ic + (jc + jr) * ldc;
         const char *const next_b =
-            jr + nr < jr1 ? reinterpret_cast<const char *>(b + kc * nr) : nullptr;
+            ask_b && jr + nr < jr1 ? reinterpret_cast<const char *>(b + kc * nr) : nullptr;
         int64_t asked = 0; // bytes of the next panel asked for
         auto ask_next_b = [&] {
             if (!next_b) return;

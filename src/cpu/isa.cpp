@@ -8,6 +8,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include <unistd.h>
+
 #include "core/config.hpp"
 
 namespace tessera::cpu {
@@ -60,6 +62,18 @@ Isa choose_isa() {
 Isa active_isa() {
     static const Isa chosen = choose_isa(); // once per process, thread-safe
     return chosen;
+}
+
+int64_t l2_bytes() {
+    static const int64_t bytes = [] {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+        const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#else
+        const long l2 = 0;
+#endif
+        return l2 > 0 ? int64_t(l2) : int64_t(512) * 1024;
+    }();
+    return bytes;
 }
 
 namespace {

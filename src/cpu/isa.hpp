@@ -14,6 +14,9 @@ const char *isa_name(Isa isa);
 // Chosen once per process; a forced ISA the CPU lacks gets one warning and the best one.
 Isa active_isa();
 
+// The bytes of one core's L2 cache (from the C library; 512 KiB where it does not say).
+int64_t l2_bytes();
+
 // The micro-kernel and block sizes of the active ISA.
 template <typename T> const MicroKernel<T> &active_kernel();
 

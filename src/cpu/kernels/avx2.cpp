@@ -24,7 +24,8 @@ constexpr Blocking kFloatBlocks{.mr = 16,
                                 .direct_n = 32,
                                 .direct_n_trans_b = 32,
                                 .strassen_mc = 192,
-                                .strassen_kc = 256};
+                                .strassen_kc = 256,
+                                .ask_next_b = true};
 constexpr Blocking kDoubleBlocks{.mr = 8,
                                  .nr = 6,
                                  .mc = 96,
@@ -34,7 +35,8 @@ constexpr Blocking kDoubleBlocks{.mr = 8,
                                  .direct_n = 32,
                                  .direct_n_trans_b = 0,
                                  .strassen_mc = 96,
-                                 .strassen_kc = 256};
+                                 .strassen_kc = 256,
+                                 .ask_next_b = true};
 static_assert(tile_matches(kFloatBlocks, kVectors, Avx2F32::lanes, kColumns));
 static_assert(tile_matches(kDoubleBlocks, kVectors, Avx2F64::lanes, kColumns));
 static_assert(kColumns == 6, "pack_b_cols6 packs panels of 6 columns");

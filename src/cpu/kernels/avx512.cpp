@@ -63,7 +63,8 @@ constexpr Blocking kFloatBlocks{.mr = 64,
                                 .direct_n = 32,
                                 .direct_n_trans_b = 32,
                                 .strassen_mc = 192,
-                                .strassen_kc = 1024};
+                                .strassen_kc = 1024,
+                                .ask_next_b = false};
 constexpr Blocking kDoubleBlocks{.mr = 32,
                                  .nr = 6,
                                  .mc = 192,
@@ -73,7 +74,8 @@ constexpr Blocking kDoubleBlocks{.mr = 32,
                                  .direct_n = 32,
                                  .direct_n_trans_b = 32,
                                  .strassen_mc = 96,
-                                 .strassen_kc = 1024};
+                                 .strassen_kc = 1024,
+                                 .ask_next_b = false};
 static_assert(tile_matches(kFloatBlocks, kVectors, Avx512F32::lanes, kColumns));
 static_assert(tile_matches(kDoubleBlocks, kVectors, Avx512F64::lanes, kColumns));
 static_assert(kColumns == 6, "pack_b_cols6 packs panels of 6 columns");

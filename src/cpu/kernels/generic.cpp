@@ -41,7 +41,8 @@ constexpr Blocking kFloatBlocks{.mr = 8,
                                 .direct_n = 0,
                                 .direct_n_trans_b = 0,
                                 .strassen_mc = 256,
-                                .strassen_kc = 256};
+                                .strassen_kc = 256,
+                                .ask_next_b = false};
 constexpr Blocking kDoubleBlocks{.mr = 4,
                                  .nr = 4,
                                  .mc = 128,
@@ -51,7 +52,8 @@ constexpr Blocking kDoubleBlocks{.mr = 4,
                                  .direct_n = 0,
                                  .direct_n_trans_b = 0,
                                  .strassen_mc = 128,
-                                 .strassen_kc = 256};
+                                 .strassen_kc = 256,
+                                 .ask_next_b = false};
 static_assert(tile_matches(kFloatBlocks, kFloatBlocks.mr, 1, kFloatBlocks.nr));
 static_assert(tile_matches(kDoubleBlocks, kDoubleBlocks.mr, 1, kDoubleBlocks.nr));
 

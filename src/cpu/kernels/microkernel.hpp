@@ -17,13 +17,17 @@ using MicroKernelFn = void (*)(int64_t kc, const T *a, const T *b, T *c, int64_t
 // MC (rows of a packed A block, for L2), NC (columns of a packed B panel, for L3); and
 // direct_m, the rows of op(A) up to which the unpacked path beats packing B (measured);
 // direct_n and direct_n_trans_b, the columns of C up to which it beats packing A (measured, with
-// op(B) as stored and transposed; 0: never); and KC and MC for the products of Strassen's
-// method (strassen.cpp), which update C more often.
+// op(B) as stored and transposed; 0: never); KC and MC for the products of Strassen's method
+// (strassen.cpp), which update C more often; and whether the macro-kernel asks for the next
+// panel of packed B into L2 while the current one runs, where the packed B block is over twice
+// the L2 (measured: it pays for the AVX2 tiles on Zen 3, and costs the AVX-512 tiles on a Xeon,
+// whose own prefetchers already run ahead).
 struct Blocking {
     int mr, nr;
     int64_t mc, kc, nc;
     int64_t direct_m, direct_n, direct_n_trans_b;
     int64_t strassen_mc, strassen_kc;
+    bool ask_next_b;
 };
 
 // Whether `b`'s MR×NR is the register tile of a kernel that keeps `vectors` vectors of `lanes`
