@@ -63,11 +63,14 @@ void macro_kernel(const MicroKernel<T> &uk, const core::GemmArgs<T> &g, const T 
     // Where the kernel asks for it and the packed B block comes from L3 (over twice the L2), the
     // next panel of B is asked into L2 a slice before each tile, so that its first tile does not
     // wait on L3 for it: the hardware's stream prefetch does not run ahead into the next panel
-    // soon enough there. A block that fits L2 gains nothing and pays for the instructions.
+    // soon enough there. A block that fits L2 gains nothing and pays for the instructions; nor
+    // where a block has so few tiles that the slices are long: a burst of more than kNextBLines
+    // requests before a tile holds up the tile's own loads.
+    constexpr int64_t kNextBLines = 16;
     const int64_t panel_bytes = kc * nr * int64_t(sizeof(T)), tiles = (mc + mr - 1) / mr;
     const int64_t slice = ((panel_bytes + 63) / 64 + tiles - 1) / tiles * 64;
-    const bool ask_b =
-        uk.blocks.ask_next_b && (jr1 - jr0) * kc * int64_t(sizeof(T)) > 2 * l2_bytes();
+    const bool ask_b = uk.blocks.ask_next_b && slice <= kNextBLines * 64 &&
+                       (jr1 - jr0) * kc * int64_t(sizeof(T)) > 2 * l2_bytes();
     alignas(64) T edge[32 * 32]; // mr·nr <= 1024
     for (int64_t jr = jr0; jr < jr1; jr += nr) {
         const int cols = int(std::min<int64_t>(nr, nc - jr));
