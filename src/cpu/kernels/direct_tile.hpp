@@ -114,8 +114,8 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
     using TileFn = void (*)(int64_t, const T *, int64_t, const T *, int64_t, int64_t, T *, int64_t,
                             T, T, int);
 
-    template <int MV, size_t... J> static constexpr auto row(std::index_sequence<J...>) {
-        return std::array<TileFn, sizeof...(J)>{&direct_tile<V, MV, int(J) + 1>...};
+    template <int MV, bool Full, size_t... J> static constexpr auto row(std::index_sequence<J...>) {
+        return std::array<TileFn, sizeof...(J)>{&direct_tile<V, MV, int(J) + 1, Full>...};
     }
 
     // One tile of MV vectors × NC columns as a whole product (DirectGemmFn): m fills the last
@@ -148,14 +148,20 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
     static void run(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t lda, const T *b,
                     int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
         constexpr int L = V::lanes, NW = NR / 2;
-        static constexpr auto narrow1 = row<1>(std::make_index_sequence<NR>{});
-        static constexpr auto narrow2 = row<2>(std::make_index_sequence<NR>{});
-        static constexpr auto wide3 = row<3>(std::make_index_sequence<NW>{});
-        static constexpr auto wide4 = row<4>(std::make_index_sequence<NW>{});
+        // Each tile in two forms: its last vector whole (plain loads and stores) or in part.
+        using Narrow = std::make_index_sequence<NR>;
+        using Wide_ = std::make_index_sequence<NW>;
+        static constexpr std::array<TileFn, NR> narrow_tiles[2][2] = {
+            {row<1, false>(Narrow{}), row<1, true>(Narrow{})},
+            {row<2, false>(Narrow{}), row<2, true>(Narrow{})}};
+        static constexpr std::array<TileFn, NW> wide_tiles[2][2] = {
+            {row<3, false>(Wide_{}), row<3, true>(Wide_{})},
+            {row<4, false>(Wide_{}), row<4, true>(Wide_{})}};
         if (m <= 2 * L && n <= NR && k <= kChunk) { // one tile: the tiniest products, quickly
             const int mv = m > L ? 2 : 1;
-            (mv == 2 ? narrow2 : narrow1)[n - 1](k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta,
-                                                 int(m - int64_t(mv - 1) * L));
+            const int last = int(m - int64_t(mv - 1) * L);
+            narrow_tiles[mv - 1][last == L][n - 1](k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta,
+                                                   last);
             return;
         }
         for (int64_t i0 = 0; i0 < m;) {
@@ -170,10 +176,9 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
             for (int64_t j0 = 0, nc = 0; j0 < n; j0 += nc) {
                 const int64_t rest = n - j0;
                 nc = rest <= nr ? rest : (rest < nr + 3 ? (rest + 1) / 2 : nr);
-                const TileFn f = mv == 4   ? wide4[nc - 1]
-                                 : mv == 3 ? wide3[nc - 1]
-                                 : mv == 2 ? narrow2[nc - 1]
-                                           : narrow1[nc - 1];
+                const bool full = last == L;
+                const TileFn f =
+                    mv > 2 ? wide_tiles[mv - 3][full][nc - 1] : narrow_tiles[mv - 1][full][nc - 1];
                 // k in chunks, each added to C: shorter running sums keep the rounding error
                 // of long products like that of the packed path (which sums KC at a time).
                 for (int64_t l0 = 0; l0 < k; l0 += kChunk)
