@@ -4,6 +4,7 @@
 #include "tiny_command.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -53,12 +54,14 @@ std::string tiny_usage() {
                "usage: tessera-bench tiny [options]\n"
                "\n"
                "Nanoseconds per call of small column-major NN products, beta 1, one thread:\n"
-               "tsr_?gemm on the default handle, the same through a gemm plan, OpenBLAS's\n"
-               "cblas_?gemm, libxsmm's libxsmm_?gemm and its JIT kernel (libxsmm_?mmdispatch),\n"
-               "each where it is available; sides in turns, batches of calls, medians.\n"
-               "Shapes: 4, 8, 12, 16, 24, 32, 48, 64 (square) and 5x7x3, 16x4x32, 64x8x16,\n"
-               "9x64x13. The ratios are the anchor's time over Tessera's (above 1: Tessera\n"
-               "is faster).\n"
+               "tsr_?gemm on the default handle, the same through a gemm plan\n"
+               "(tsr_gemm_plan_execute) and through the plan's bare kernel\n"
+               "(tsr_gemm_plan_?gemm_kernel), OpenBLAS's cblas_?gemm, libxsmm's libxsmm_?gemm\n"
+               "and its JIT kernel (libxsmm_?mmdispatch), each where it is available; sides in\n"
+               "turns, batches of calls, medians. Shapes: 4, 8, 12, 16, 24, 32, 48, 64\n"
+               "(square) and 5x7x3, 16x4x32, 64x8x16, 9x64x13. The ratios are the anchor's\n"
+               "time over Tessera's (above 1: Tessera is faster); last, libxsmm's JIT over the\n"
+               "plan and over the kernel in geometric mean over the square shapes.\n"
                "\n"
                "options:\n"
                "  --dtype s|d|both  (default both)\n") +
@@ -82,6 +85,16 @@ void add_sides(const TinyShape &s, std::vector<T> &A, std::vector<T> &B, std::ve
                          }});
     }
     sides.push_back({"plan", [=] { tsr_gemm_plan_execute(plan, 1.0, a, b, 1.0, c); }});
+    // The plan's bare kernel, where it has one (no checks: how libxsmm's JIT kernel is called).
+    if constexpr (sizeof(T) == 4) {
+        tsr_sgemm_kernel kernel = nullptr;
+        if (tsr_gemm_plan_sgemm_kernel(plan, &kernel) == TSR_SUCCESS)
+            sides.push_back({"kernel", [=] { kernel(plan, 1.0f, a, b, 1.0f, c); }});
+    } else {
+        tsr_dgemm_kernel kernel = nullptr;
+        if (tsr_gemm_plan_dgemm_kernel(plan, &kernel) == TSR_SUCCESS)
+            sides.push_back({"kernel", [=] { kernel(plan, 1.0, a, b, 1.0, c); }});
+    }
     if (session.openblas) {
         const OpenBlas *ob = session.openblas.get();
         if constexpr (sizeof(T) == 4)
@@ -225,7 +238,8 @@ int run_tiny_command(ArgCursor &args) {
                     std::snprintf(line, sizeof line, " %13s", sd.name.c_str());
                     log << line;
                 }
-                log << "   ratios: openblas, libxsmm_?gemm over tsr_?gemm; jit over plan\n";
+                log << "   ratios: openblas, libxsmm_?gemm over tsr_?gemm; jit over plan, "
+                       "over kernel\n";
                 header = true;
             }
             std::snprintf(
@@ -244,12 +258,38 @@ int run_tiny_command(ArgCursor &args) {
                 return 0.0;
             };
             const double ours = row.sides[0].ns, plan_ns = ns_of("plan");
-            std::snprintf(line, sizeof line, "   %6.2f %6.2f %6.2f\n", ns_of("openblas") / ours,
-                          ns_of("libxsmm_") / ours, ns_of("libxsmm-jit") / plan_ns);
+            const double kernel_ns = ns_of("kernel");
+            std::snprintf(line, sizeof line, "   %6.2f %6.2f %6.2f %6.2f\n",
+                          ns_of("openblas") / ours, ns_of("libxsmm_") / ours,
+                          ns_of("libxsmm-jit") / plan_ns,
+                          kernel_ns > 0 ? ns_of("libxsmm-jit") / kernel_ns : 0.0);
             log << line;
             log.flush();
             rows.push_back(std::move(row));
             progress.advance();
+        }
+    }
+    // The plan's target: libxsmm's JIT over the plan (and over its bare kernel), geometric
+    // mean over the square shapes.
+    for (const char *dtype : {"s", "d"}) {
+        for (const char *side : {"plan", "kernel"}) {
+            double logs = 0;
+            int count = 0;
+            for (const Row &r : rows) {
+                if (r.dtype != dtype || r.shape.m != r.shape.n || r.shape.n != r.shape.k) continue;
+                double jit = 0, ours = 0;
+                for (const Side &sd : r.sides) {
+                    if (sd.name == "libxsmm-jit") jit = sd.ns;
+                    if (sd.name == side) ours = sd.ns;
+                }
+                if (jit > 0 && ours > 0) logs += std::log(jit / ours), ++count;
+            }
+            if (count == 0) continue;
+            std::snprintf(line, sizeof line,
+                          "%s: libxsmm's JIT over the %s, geometric mean over %d square "
+                          "shapes: %.3f\n",
+                          dtype, side, count, std::exp(logs / count));
+            log << line;
         }
     }
     if (!json_path.empty()) {

@@ -9,6 +9,7 @@
 //   g++ -O2 bench/probes/tiny_ab.cpp -o tiny_ab -lxsmm -lxsmmnoblas -ldl -lpthread
 //   ./tiny_ab OLD/libtessera.so.0 NEW/libtessera.so.0          (through gemm plans)
 //   ./tiny_ab OLD/libtessera.so.0 NEW/libtessera.so.0 door     (through tsr_?gemm)
+//   ./tiny_ab OLD/libtessera.so.0 NEW/libtessera.so.0 kernel   (the plans' bare kernels)
 // The two paths must name different files (a copy of one build's library will do).
 #include <libxsmm.h>
 
@@ -33,6 +34,8 @@ using create_fn = int (*)(void *, plan_t *, int, int, int, int, int64_t, int64_t
                           int64_t, int64_t);
 using execute_fn = int (*)(plan_t, double, const void *, const void *, double, void *);
 using destroy_fn = int (*)(plan_t);
+template <typename T> using kernel_t = void (*)(plan_t, T, const T *, const T *, T, T *);
+template <typename T> using get_kernel_fn = int (*)(plan_t, kernel_t<T> *);
 template <typename T>
 using gemm_fn = int (*)(void *, int, int, int, int64_t, int64_t, int64_t, T, const T *, int64_t,
                         const T *, int64_t, T, T *, int64_t);
@@ -44,6 +47,8 @@ struct Build {
     destroy_fn destroy;
     gemm_fn<float> sgemm;
     gemm_fn<double> dgemm;
+    get_kernel_fn<float> skernel; // nullptr in builds before the bare kernels
+    get_kernel_fn<double> dkernel;
 };
 
 Build load(const char *path) {
@@ -52,22 +57,34 @@ Build load(const char *path) {
             reinterpret_cast<execute_fn>(dlsym(h, "tsr_gemm_plan_execute")),
             reinterpret_cast<destroy_fn>(dlsym(h, "tsr_gemm_plan_destroy")),
             reinterpret_cast<gemm_fn<float>>(dlsym(h, "tsr_sgemm")),
-            reinterpret_cast<gemm_fn<double>>(dlsym(h, "tsr_dgemm"))};
+            reinterpret_cast<gemm_fn<double>>(dlsym(h, "tsr_dgemm")),
+            reinterpret_cast<get_kernel_fn<float>>(dlsym(h, "tsr_gemm_plan_sgemm_kernel")),
+            reinterpret_cast<get_kernel_fn<double>>(dlsym(h, "tsr_gemm_plan_dgemm_kernel"))};
 }
 
 using probe::now;
 
-// One side's call for an m×n×k product on A, B, C: through a plan of `b`, or its tsr_?gemm.
+enum class Way { plan, door, kernel };
+
+// One side's call for an m×n×k product on A, B, C: through a plan of `b` (its execute or its
+// bare kernel, where it has one), or its tsr_?gemm.
 template <typename T>
-std::function<void()> side(const Build &b, bool door, plan_t plan, int m, int n, int k, const T *A,
+std::function<void()> side(const Build &b, Way way, plan_t plan, int m, int n, int k, const T *A,
                            const T *B, T *C) {
-    if (!door) return [=] { b.execute(plan, 1.0, A, B, 1.0, C); };
+    if (way == Way::kernel) {
+        kernel_t<T> f = nullptr;
+        int got = -1;
+        if constexpr (sizeof(T) == 4) got = b.skernel ? b.skernel(plan, &f) : -1;
+        else got = b.dkernel ? b.dkernel(plan, &f) : -1;
+        if (got == 0) return [=] { f(plan, T(1), A, B, T(1), C); };
+    }
+    if (way != Way::door) return [=] { b.execute(plan, 1.0, A, B, 1.0, C); };
     if constexpr (sizeof(T) == 4)
         return [=] { b.sgemm(nullptr, kColMajor, kOpN, kOpN, m, n, k, 1, A, m, B, k, 1, C, m); };
     else return [=] { b.dgemm(nullptr, kColMajor, kOpN, kOpN, m, n, k, 1, A, m, B, k, 1, C, m); };
 }
 
-template <typename T> void run(const Build &old_b, const Build &new_b, bool door) {
+template <typename T> void run(const Build &old_b, const Build &new_b, Way way) {
     const int shapes[][3] = {{4, 4, 4},    {8, 8, 8},    {12, 12, 12}, {16, 16, 16},
                              {24, 24, 24}, {32, 32, 32}, {48, 48, 48}, {64, 64, 64},
                              {5, 7, 3},    {16, 4, 32},  {64, 8, 16},  {9, 64, 13}};
@@ -85,8 +102,8 @@ template <typename T> void run(const Build &old_b, const Build &new_b, bool door
         old_b.create(nullptr, &po, dtype, kColMajor, kOpN, kOpN, m, n, k, m, k, m);
         new_b.create(nullptr, &pn, dtype, kColMajor, kOpN, kOpN, m, n, k, m, k, m);
         std::vector<std::function<void()>> sides = {
-            side<T>(old_b, door, po, m, n, k, A.data(), B.data(), C.data()),
-            side<T>(new_b, door, pn, m, n, k, A.data(), B.data(), C.data())};
+            side<T>(old_b, way, po, m, n, k, A.data(), B.data(), C.data()),
+            side<T>(new_b, way, pn, m, n, k, A.data(), B.data(), C.data())};
         T *a = A.data(), *b = B.data(), *c = C.data();
         if constexpr (sizeof(T) == 4) {
             auto f = libxsmm_smmdispatch(m, n, k, nullptr, nullptr, nullptr, nullptr, nullptr,
@@ -130,15 +147,20 @@ template <typename T> void run(const Build &old_b, const Build &new_b, bool door
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s OLD_LIBRARY NEW_LIBRARY [door]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OLD_LIBRARY NEW_LIBRARY [door|kernel]\n", argv[0]);
         return 2;
     }
     const Build old_b = load(argv[1]), new_b = load(argv[2]);
-    const bool door = argc > 3 && std::strcmp(argv[3], "door") == 0;
+    const char *mode = argc > 3 ? argv[3] : "";
+    const Way way = !std::strcmp(mode, "door")     ? Way::door
+                    : !std::strcmp(mode, "kernel") ? Way::kernel
+                                                   : Way::plan;
     std::printf("%s, ns per call (median of 41 batches in turns), column-major NN, beta 1\n",
-                door ? "tsr_?gemm" : "gemm plans");
+                way == Way::door     ? "tsr_?gemm"
+                : way == Way::kernel ? "plans' bare kernels (execute where a build has none)"
+                                     : "gemm plans");
     libxsmm_init();
-    run<float>(old_b, new_b, door);
-    run<double>(old_b, new_b, door);
+    run<float>(old_b, new_b, way);
+    run<double>(old_b, new_b, way);
     libxsmm_finalize();
 }

@@ -282,6 +282,33 @@ TSR_API tsr_status tsr_gemm_plan_execute_strided(tsr_gemm_plan plan, int64_t cou
                                                  int64_t stride_b, double beta, void *C,
                                                  int64_t stride_c);
 
+/** A plan's bare kernel (see tsr_gemm_plan_sgemm_kernel()): C = alpha·op(A)·op(B) + beta·C on
+ *  host arrays, for the plan passed in, with nothing checked, routed or logged. */
+typedef void (*tsr_sgemm_kernel)(tsr_gemm_plan plan, float alpha, const float *A, const float *B,
+                                 float beta, float *C);
+/** The double-precision form of ::tsr_sgemm_kernel. */
+typedef void (*tsr_dgemm_kernel)(tsr_gemm_plan plan, double alpha, const double *A, const double *B,
+                                 double beta, double *C);
+
+/** Gets the plan's product as a bare kernel, for the innermost loops of tiny products where the
+ *  checks of tsr_gemm_plan_execute() cost as much as the product (as libxsmm's dispatched and
+ *  MKL's JIT kernels are called). Call it as `kernel(plan, alpha, A, B, beta, C)` with this
+ *  plan: it runs the code tsr_gemm_plan_execute() runs on a CPU handle, with the same results
+ *  bit for bit, and checks nothing: A, B and C must be valid host arrays of the plan's shape
+ *  (A and B are not read when alpha is 0), the call is not logged, and it never moves to
+ *  another backend, whatever the handle is set to later. The kernel is valid until the plan is
+ *  destroyed; calls on different C arrays may run on several threads at once.
+ *  Only products the CPU backend runs unpacked on one thread have one: a TSR_F32 plan on a cpu
+ *  or auto handle, on a CPU with AVX2 or AVX-512, op(A) not transposed (op(B) in a row-major
+ *  plan), m, n and k above 0 and m·n·k under 3·10⁵ (67³). *kernel is written only on success.
+ *  @return ::TSR_ERR_INVALID_ARGUMENT for a NULL plan or kernel, or a TSR_F64 plan (use
+ *          tsr_gemm_plan_dgemm_kernel()); ::TSR_ERR_NOT_SUPPORTED for a product without one
+ *          (use tsr_gemm_plan_execute()). */
+TSR_API tsr_status tsr_gemm_plan_sgemm_kernel(tsr_gemm_plan plan, tsr_sgemm_kernel *kernel);
+
+/** As tsr_gemm_plan_sgemm_kernel(), for a TSR_F64 plan. */
+TSR_API tsr_status tsr_gemm_plan_dgemm_kernel(tsr_gemm_plan plan, tsr_dgemm_kernel *kernel);
+
 /** Frees the plan. */
 TSR_API tsr_status tsr_gemm_plan_destroy(tsr_gemm_plan plan);
 

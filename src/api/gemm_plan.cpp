@@ -7,6 +7,7 @@
 #include <new>
 
 #include "api/gemm_front.hpp"
+#include "core/context.hpp"
 #include "core/error.hpp"
 #include "core/threads.hpp"
 #include "cpu/backend.hpp"
@@ -108,6 +109,49 @@ tsr_status run_batch(const char *name, const tsr_gemm_plan_s &p, int64_t count, 
     return first;
 }
 
+// The bare kernel (tsr_gemm_plan_?gemm_kernel): the plan's unpacked kernel on the caller's
+// arrays, nothing checked. With alpha 0, A and B are not read: C = beta·C (zeros for beta 0).
+template <typename T>
+void bare_kernel(tsr_gemm_plan plan, T alpha, const T *A, const T *B, T beta, T *C) {
+    const tsr_gemm_plan_s &p = *plan;
+    if (alpha == T(0)) {
+        for (int64_t j = 0; j < p.n; ++j)
+            for (int64_t i = 0; i < p.m; ++i) {
+                T &c = C[i + j * p.ldc];
+                c = beta == T(0) ? T(0) : beta * c;
+            }
+        return;
+    }
+    direct_of<T>(p)(p.m, p.n, p.k, alpha, p.swap ? B : A, p.lda, p.swap ? A : B, p.b_rs, p.b_cs,
+                    beta, C, p.ldc);
+}
+
+template <typename T, typename Kernel>
+tsr_status get_kernel(const char *name, tsr_gemm_plan plan, Kernel *kernel) {
+    constexpr tsr_dtype dtype = sizeof(T) == 4 ? TSR_F32 : TSR_F64;
+    if (!plan) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: plan is NULL", name);
+    if (!kernel) return fail(TSR_ERR_INVALID_ARGUMENT, "%s: kernel is NULL", name);
+    if (plan->dtype != dtype)
+        return fail(TSR_ERR_INVALID_ARGUMENT, "%s: the plan is of %s values; use %s", name,
+                    dtype == TSR_F32 ? "TSR_F64" : "TSR_F32",
+                    dtype == TSR_F32 ? "tsr_gemm_plan_dgemm_kernel" : "tsr_gemm_plan_sgemm_kernel");
+    const tsr_context *ctx = plan->handle ? plan->handle : core::default_context();
+    if (!ctx || (ctx->backend != TSR_BACKEND_CPU && ctx->backend != TSR_BACKEND_AUTO))
+        return fail(TSR_ERR_NOT_SUPPORTED,
+                    "%s: the plan's handle is not on the cpu or auto backend; use "
+                    "tsr_gemm_plan_execute",
+                    name);
+    if (!direct_of<T>(*plan))
+        return fail(TSR_ERR_NOT_SUPPORTED,
+                    "%s: the CPU does not run this %" PRId64 "x%" PRId64 "x%" PRId64
+                    " product unpacked on one thread (it takes m, n, k > 0, m*n*k under 3e5, "
+                    "op(A) not transposed in column-major terms, and AVX2 or AVX-512); use "
+                    "tsr_gemm_plan_execute",
+                    name, plan->trace.m, plan->trace.n, plan->trace.k);
+    *kernel = &bare_kernel<T>;
+    return TSR_SUCCESS;
+}
+
 template <typename T> struct Ptrs {
     const T *A, *B;
     T *C;
@@ -202,6 +246,16 @@ TSR_API tsr_status tsr_gemm_plan_execute(tsr_gemm_plan plan, double alpha, const
         return run_one<double>(p, alpha, static_cast<const double *>(A),
                                static_cast<const double *>(B), beta, static_cast<double *>(C));
     });
+}
+
+TSR_API tsr_status tsr_gemm_plan_sgemm_kernel(tsr_gemm_plan plan, tsr_sgemm_kernel *kernel) {
+    return guarded("tsr_gemm_plan_sgemm_kernel",
+                   [&] { return get_kernel<float>("tsr_gemm_plan_sgemm_kernel", plan, kernel); });
+}
+
+TSR_API tsr_status tsr_gemm_plan_dgemm_kernel(tsr_gemm_plan plan, tsr_dgemm_kernel *kernel) {
+    return guarded("tsr_gemm_plan_dgemm_kernel",
+                   [&] { return get_kernel<double>("tsr_gemm_plan_dgemm_kernel", plan, kernel); });
 }
 
 TSR_API tsr_status tsr_gemm_plan_execute_batch(tsr_gemm_plan plan, int64_t count, double alpha,

@@ -3,7 +3,9 @@
 // layouts, every op pair, padded leading dimensions, alpha/beta cases, shared out over threads.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -104,6 +106,140 @@ template <typename T> void check_tiny_plans() {
 
 TEST(GemmPlan, TinyProductsFloat) { check_tiny_plans<float>(); }
 TEST(GemmPlan, TinyProductsDouble) { check_tiny_plans<double>(); }
+
+// The bare kernel of a plan: where the CPU runs the product unpacked (every ISA that has such
+// a kernel), its C bit for bit the one tsr_gemm_plan_execute writes, both layouts, op(B) either
+// way, partial and whole vectors of rows, alpha 0 reading neither A nor B (NaN there) and beta 0
+// never reading C (NaN there). Where the plan has no kernel, nothing is written to *kernel.
+template <typename T> struct KernelOf;
+template <> struct KernelOf<float> {
+    using type = tsr_sgemm_kernel;
+    static tsr_status get(tsr_gemm_plan p, type *k) { return tsr_gemm_plan_sgemm_kernel(p, k); }
+};
+template <> struct KernelOf<double> {
+    using type = tsr_dgemm_kernel;
+    static tsr_status get(tsr_gemm_plan p, type *k) { return tsr_gemm_plan_dgemm_kernel(p, k); }
+};
+
+// Whether this run's CPU kernels have an unpacked path (AVX2 or AVX-512; not the generic ISA).
+bool expect_bare_kernels() {
+#if defined(__x86_64__)
+    const char *isa = std::getenv("TESSERA_CPU_ISA");
+    if (isa && !std::strcmp(isa, "generic")) return false;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+template <typename T> void check_bare_kernels() {
+    using Kernel = typename KernelOf<T>::type;
+    const Kernel untouched = reinterpret_cast<Kernel>(uintptr_t(0x1234));
+    const bool expected = expect_bare_kernels();
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_CPU), TSR_SUCCESS);
+    auto rng = behaviour::rng_for(behaviour::test_label());
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const T scalars[][2] = {
+        {T(1.25), T(0)}, {T(-0.5), T(1)}, {T(0.75), T(-2)}, {T(0), T(0.5)}, {T(0), T(0)}};
+    int ran = 0;
+    for (tsr_layout layout : {TSR_COL_MAJOR, TSR_ROW_MAJOR})
+        for (tsr_op other : {TSR_OP_N, TSR_OP_T}) {
+            // op(A) of the column-major call untransposed: the user's op(B) in row-major terms
+            const tsr_op ta = layout == TSR_COL_MAJOR ? TSR_OP_N : other;
+            const tsr_op tb = layout == TSR_COL_MAJOR ? other : TSR_OP_N;
+            for (int64_t m : {1, 3, 4, 7, 8, 12, 16, 17, 33})
+                for (int64_t n : {1, 5, 6, 8, 13})
+                    for (int64_t k : {1, 4, 9, 64})
+                        for (const auto &ab : scalars) {
+                            auto p =
+                                Problem<T>::make(rng, layout, ta, tb, m, n, k, ab[0], ab[1], 2);
+                            // What the calls get: NaN where nothing may be read (A and B with
+                            // alpha 0, C's elements with beta 0); the oracle keeps p's own.
+                            auto A = p.A, B = p.B, C = p.C0;
+                            if (ab[0] == T(0)) A.assign(A.size(), nan), B.assign(B.size(), nan);
+                            if (ab[1] == T(0))
+                                for (int64_t i = 0; i < m; ++i)
+                                    for (int64_t j = 0; j < n; ++j)
+                                        C[size_t(layout == TSR_COL_MAJOR ? i + j * p.ldc
+                                                                         : i * p.ldc + j)] = nan;
+                            tsr_gemm_plan plan = make_plan(h, p);
+                            ASSERT_NE(plan, nullptr);
+                            Kernel kernel = untouched;
+                            const tsr_status got = KernelOf<T>::get(plan, &kernel);
+                            if (!expected) {
+                                EXPECT_EQ(got, TSR_ERR_NOT_SUPPORTED);
+                                EXPECT_EQ(kernel, untouched);
+                                EXPECT_EQ(tsr_gemm_plan_destroy(plan), TSR_SUCCESS);
+                                continue;
+                            }
+                            ASSERT_EQ(got, TSR_SUCCESS) << tsr_last_error();
+                            auto by_kernel = p.C0, by_plan = p.C0;
+                            kernel(plan, p.alpha, p.A.data(), p.B.data(), p.beta, by_kernel.data());
+                            ASSERT_TRUE(p.check(by_kernel.data()))
+                                << m << "x" << n << "x" << k << " alpha " << p.alpha << " beta "
+                                << p.beta;
+                            ASSERT_EQ(tsr_gemm_plan_execute(plan, double(p.alpha), A.data(),
+                                                            B.data(), double(p.beta),
+                                                            by_plan.data()),
+                                      TSR_SUCCESS)
+                                << tsr_last_error();
+                            ASSERT_EQ(std::memcmp(by_kernel.data(), by_plan.data(),
+                                                  by_plan.size() * sizeof(T)),
+                                      0)
+                                << m << "x" << n << "x" << k;
+                            ++ran;
+                            EXPECT_EQ(tsr_gemm_plan_destroy(plan), TSR_SUCCESS);
+                        }
+        }
+    EXPECT_EQ(ran > 0, expected);
+    EXPECT_EQ(tsr_destroy(h), TSR_SUCCESS);
+}
+
+TEST(GemmPlan, BareKernelsFloat) { check_bare_kernels<float>(); }
+TEST(GemmPlan, BareKernelsDouble) { check_bare_kernels<double>(); }
+
+// The getters refuse a NULL plan or kernel, the other dtype's getter, and plans without a bare
+// kernel (a product too large for one thread, op(A) transposed, a handle on the reference
+// backend), writing nothing; the message names the way to go.
+TEST(GemmPlan, BareKernelRefusals) {
+    const tsr_dgemm_kernel untouched = reinterpret_cast<tsr_dgemm_kernel>(uintptr_t(0x1234));
+    tsr_dgemm_kernel kernel = untouched;
+    tsr_sgemm_kernel skernel = nullptr;
+    auto plan_of = [](tsr_handle h, tsr_op ta, int64_t m, int64_t n, int64_t k) {
+        tsr_gemm_plan p = nullptr;
+        EXPECT_EQ(tsr_gemm_plan_create(h, &p, TSR_F64, TSR_COL_MAJOR, ta, TSR_OP_N, m, n, k,
+                                       ta == TSR_OP_N ? m : k, k, m),
+                  TSR_SUCCESS)
+            << tsr_last_error();
+        return p;
+    };
+    EXPECT_EQ(tsr_gemm_plan_dgemm_kernel(nullptr, &kernel), TSR_ERR_INVALID_ARGUMENT);
+    tsr_gemm_plan small = plan_of(nullptr, TSR_OP_N, 8, 8, 8);
+    EXPECT_EQ(tsr_gemm_plan_dgemm_kernel(small, nullptr), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tsr_gemm_plan_sgemm_kernel(small, &skernel), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tsr_last_error()).find("tsr_gemm_plan_dgemm_kernel"), std::string::npos)
+        << tsr_last_error();
+    EXPECT_EQ(skernel, nullptr);
+    tsr_gemm_plan large = plan_of(nullptr, TSR_OP_N, 300, 300, 300);
+    tsr_gemm_plan trans = plan_of(nullptr, TSR_OP_T, 8, 8, 8);
+    for (tsr_gemm_plan p : {large, trans}) {
+        EXPECT_EQ(tsr_gemm_plan_dgemm_kernel(p, &kernel), TSR_ERR_NOT_SUPPORTED);
+        EXPECT_NE(std::string(tsr_last_error()).find("tsr_gemm_plan_execute"), std::string::npos)
+            << tsr_last_error();
+    }
+    tsr_handle h = nullptr;
+    ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+    ASSERT_EQ(tsr_set_backend(h, TSR_BACKEND_REFERENCE), TSR_SUCCESS);
+    tsr_gemm_plan on_reference = plan_of(h, TSR_OP_N, 8, 8, 8);
+    EXPECT_EQ(tsr_gemm_plan_dgemm_kernel(on_reference, &kernel), TSR_ERR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(tsr_last_error()).find("backend"), std::string::npos) << tsr_last_error();
+    EXPECT_EQ(kernel, untouched);
+    for (tsr_gemm_plan p : {small, large, trans, on_reference})
+        EXPECT_EQ(tsr_gemm_plan_destroy(p), TSR_SUCCESS);
+    EXPECT_EQ(tsr_destroy(h), TSR_SUCCESS);
+}
 
 // Strided and pointer batches: many small products shared out over two threads, and a batch
 // smaller than the threads, each product checked; A shared by every product (stride 0).
