@@ -105,9 +105,12 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
 
 // C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C over tiles: with Wide, blocks of 4 vectors × NR/2
 // columns while more than two vectors of rows remain, then 1–2 vectors × NR columns; without,
-// every block is 1–2 vectors × NR columns. A tile's accumulators, its column of op(A) and a
-// broadcast of op(B) must fit the ISA's vector registers, or op(A) is reloaded for every FMA:
-// 16 ymm registers hold a 2 × 6 tile (15) but not a 4 × 3 one (17).
+// every block is 1–2 vectors × NR columns; rows of one vector take up to 2·NR columns a tile.
+// A tile's accumulators, its column of op(A) and a broadcast of op(B) must fit the ISA's vector
+// registers, or op(A) is reloaded for every FMA: 16 ymm registers hold a 2 × 6 tile (15) and a
+// 1 × 12 one (15 with its mask) but not a 4 × 3 one (17). One vector of rows by NR columns
+// leaves the FMAs waiting on their latency (six chains where the core's two FMA pipes of four
+// cycles want eight); by 2·NR it keeps them busy.
 template <typename V, int NR, bool Wide = true> struct DirectGemm {
     using T = typename V::T;
     static constexpr int64_t kChunk = 256;
@@ -121,6 +124,8 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
     // One tile of MV vectors × NC columns as a whole product (DirectGemmFn): m fills the last
     // vector in part (all of it with Full), n is NC, k at most kChunk. Tiles of at most four
     // accumulators take k in two halves (direct_tile's S).
+    static constexpr int NS = 2 * NR; // columns of a tile one vector tall
+
     template <int MV, int NC, bool Full>
     static void one_tile(int64_t m, int64_t, int64_t k, T alpha, const T *a, int64_t lda,
                          const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
@@ -131,16 +136,35 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
     static constexpr auto whole(std::index_sequence<J...>) {
         return std::array<DirectGemmFn<T>, sizeof...(J)>{&one_tile<MV, int(J) + 1, Full>...};
     }
+    // Two tiles of two vectors side by side as a whole product: n of NR + 1 to 2·NR columns,
+    // split as run() splits them, without run()'s loop (a third of an 8×8×8 dgemm's time).
+    template <int N, bool Full>
+    static void two_tiles(int64_t m, int64_t, int64_t k, T alpha, const T *a, int64_t lda,
+                          const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
+        constexpr int first = N < NR + 3 ? (N + 1) / 2 : NR, second = N - first;
+        const int last = int(m - V::lanes);
+        direct_tile<V, 2, first, Full, (first <= 2 ? 2 : 1)>(k, a, lda, b, b_rs, b_cs, c, ldc,
+                                                             alpha, beta, last);
+        direct_tile<V, 2, second, Full, (second <= 2 ? 2 : 1)>(
+            k, a, lda, b + first * b_cs, b_rs, b_cs, c + first * ldc, ldc, alpha, beta, last);
+    }
+    template <bool Full, size_t... J> static constexpr auto pairs(std::index_sequence<J...>) {
+        return std::array<DirectGemmFn<T>, sizeof...(J)>{&two_tiles<NR + 1 + int(J), Full>...};
+    }
 
     // The kernel run() would run an m×n×k product on: one tile's own where the product is one
     // tile, else run itself.
     static DirectGemmFn<T> pick(int64_t m, int64_t n, int64_t k) {
         constexpr int L = V::lanes;
         using Seq = std::make_index_sequence<NR>;
-        static constexpr auto part1 = whole<1, false>(Seq{}), part2 = whole<2, false>(Seq{});
-        static constexpr auto full1 = whole<1, true>(Seq{}), full2 = whole<2, true>(Seq{});
-        if (m < 1 || n < 1 || k < 1 || m > 2 * L || n > NR || k > kChunk) return &run;
+        using Single = std::make_index_sequence<NS>;
+        static constexpr auto part1 = whole<1, false>(Single{}), part2 = whole<2, false>(Seq{});
+        static constexpr auto full1 = whole<1, true>(Single{}), full2 = whole<2, true>(Seq{});
+        static constexpr auto part_pair = pairs<false>(Seq{}), full_pair = pairs<true>(Seq{});
+        if (m < 1 || n < 1 || k < 1 || m > 2 * L || k > kChunk) return &run;
         const bool full = m % L == 0;
+        if (m > L && n > NR && n <= 2 * NR) return (full ? full_pair : part_pair)[n - NR - 1];
+        if (n > (m > L ? NR : NS)) return &run;
         if (m > L) return (full ? full2 : part2)[n - 1];
         return (full ? full1 : part1)[n - 1];
     }
@@ -149,19 +173,20 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
                     int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
         constexpr int L = V::lanes, NW = NR / 2;
         // Each tile in two forms: its last vector whole (plain loads and stores) or in part.
+        using Single = std::make_index_sequence<NS>;
         using Narrow = std::make_index_sequence<NR>;
         using Wide_ = std::make_index_sequence<NW>;
-        static constexpr std::array<TileFn, NR> narrow_tiles[2][2] = {
-            {row<1, false>(Narrow{}), row<1, true>(Narrow{})},
-            {row<2, false>(Narrow{}), row<2, true>(Narrow{})}};
+        static constexpr std::array<TileFn, NS> single_tiles[2] = {row<1, false>(Single{}),
+                                                                   row<1, true>(Single{})};
+        static constexpr std::array<TileFn, NR> pair_tiles[2] = {row<2, false>(Narrow{}),
+                                                                 row<2, true>(Narrow{})};
         static constexpr std::array<TileFn, NW> wide_tiles[2][2] = {
             {row<3, false>(Wide_{}), row<3, true>(Wide_{})},
             {row<4, false>(Wide_{}), row<4, true>(Wide_{})}};
-        if (m <= 2 * L && n <= NR && k <= kChunk) { // one tile: the tiniest products, quickly
-            const int mv = m > L ? 2 : 1;
-            const int last = int(m - int64_t(mv - 1) * L);
-            narrow_tiles[mv - 1][last == L][n - 1](k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta,
-                                                   last);
+        if (m <= 2 * L && n <= (m > L ? NR : NS) && k <= kChunk) { // one tile, quickly
+            const int last = int(m > L ? m - L : m);
+            (m > L ? pair_tiles[last == L][n - 1] : single_tiles[last == L][n - 1])(
+                k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta, last);
             return;
         }
         for (int64_t i0 = 0; i0 < m;) {
@@ -170,15 +195,16 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
             const int mv = wide ? (rows > 3 * L ? 4 : 3) : (rows > L ? 2 : 1);
             const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
             const int last = int(take - int64_t(mv - 1) * L);
-            const int nr = wide ? NW : NR;
+            const int nr = wide ? NW : (mv == 1 ? NS : NR);
             // Full tiles, but a last tile of one or two columns (too few accumulators to cover
             // the FMA latency) shares the columns with the one before: 8 = 4 + 4, not 6 + 2.
             for (int64_t j0 = 0, nc = 0; j0 < n; j0 += nc) {
                 const int64_t rest = n - j0;
                 nc = rest <= nr ? rest : (rest < nr + 3 ? (rest + 1) / 2 : nr);
                 const bool full = last == L;
-                const TileFn f =
-                    mv > 2 ? wide_tiles[mv - 3][full][nc - 1] : narrow_tiles[mv - 1][full][nc - 1];
+                const TileFn f = mv > 2    ? wide_tiles[mv - 3][full][nc - 1]
+                                 : mv == 2 ? pair_tiles[full][nc - 1]
+                                           : single_tiles[full][nc - 1];
                 // k in chunks, each added to C: shorter running sums keep the rounding error
                 // of long products like that of the packed path (which sums KC at a time).
                 for (int64_t l0 = 0; l0 < k; l0 += kChunk)
