@@ -105,13 +105,15 @@ void direct_tile(int64_t k, const typename V::T *__restrict a, int64_t lda,
 
 // C[0:m, 0:n] = alpha·op(A)·op(B) + beta·C over tiles: with Wide, blocks of 4 vectors × NR/2
 // columns while more than two vectors of rows remain, then 1–2 vectors × NR columns; without,
-// every block is 1–2 vectors × NR columns; rows of one vector take up to 2·NR columns a tile.
+// every block is 1–2 vectors × NR columns; rows of one vector take up to NS columns a tile.
 // A tile's accumulators, its column of op(A) and a broadcast of op(B) must fit the ISA's vector
 // registers, or op(A) is reloaded for every FMA: 16 ymm registers hold a 2 × 6 tile (15) and a
 // 1 × 12 one (15 with its mask) but not a 4 × 3 one (17). One vector of rows by NR columns
 // leaves the FMAs waiting on their latency (six chains where the core's two FMA pipes of four
-// cycles want eight); by 2·NR it keeps them busy.
-template <typename V, int NR, bool Wide = true> struct DirectGemm {
+// cycles want eight); by NS (2·NR unless the ISA's file says otherwise) it keeps them busy;
+// NSM columns where that vector is masked (a part of one).
+template <typename V, int NR, bool Wide = true, int NS = 2 * NR, int NSM = NS> struct DirectGemm {
+    static_assert(NSM <= NS);
     using T = typename V::T;
     static constexpr int64_t kChunk = 256;
     using TileFn = void (*)(int64_t, const T *, int64_t, const T *, int64_t, int64_t, T *, int64_t,
@@ -124,8 +126,6 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
     // One tile of MV vectors × NC columns as a whole product (DirectGemmFn): m fills the last
     // vector in part (all of it with Full), n is NC, k at most kChunk. Tiles of at most four
     // accumulators take k in two halves (direct_tile's S).
-    static constexpr int NS = 2 * NR; // columns of a tile one vector tall
-
     template <int MV, int NC, bool Full>
     static void one_tile(int64_t m, int64_t, int64_t k, T alpha, const T *a, int64_t lda,
                          const T *b, int64_t b_rs, int64_t b_cs, T beta, T *c, int64_t ldc) {
@@ -164,7 +164,7 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
         if (m < 1 || n < 1 || k < 1 || m > 2 * L || k > kChunk) return &run;
         const bool full = m % L == 0;
         if (m > L && n > NR && n <= 2 * NR) return (full ? full_pair : part_pair)[n - NR - 1];
-        if (n > (m > L ? NR : NS)) return &run;
+        if (n > (m > L ? NR : full ? NS : NSM)) return &run;
         if (m > L) return (full ? full2 : part2)[n - 1];
         return (full ? full1 : part1)[n - 1];
     }
@@ -183,7 +183,7 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
         static constexpr std::array<TileFn, NW> wide_tiles[2][2] = {
             {row<3, false>(Wide_{}), row<3, true>(Wide_{})},
             {row<4, false>(Wide_{}), row<4, true>(Wide_{})}};
-        if (m <= 2 * L && n <= (m > L ? NR : NS) && k <= kChunk) { // one tile, quickly
+        if (m <= 2 * L && n <= (m > L ? NR : m == L ? NS : NSM) && k <= kChunk) { // one tile
             const int last = int(m > L ? m - L : m);
             (m > L ? pair_tiles[last == L][n - 1] : single_tiles[last == L][n - 1])(
                 k, a, lda, b, b_rs, b_cs, c, ldc, alpha, beta, last);
@@ -195,7 +195,7 @@ template <typename V, int NR, bool Wide = true> struct DirectGemm {
             const int mv = wide ? (rows > 3 * L ? 4 : 3) : (rows > L ? 2 : 1);
             const int64_t take = std::min<int64_t>(rows, int64_t(mv) * L);
             const int last = int(take - int64_t(mv - 1) * L);
-            const int nr = wide ? NW : (mv == 1 ? NS : NR);
+            const int nr = wide ? NW : mv > 1 ? NR : last == L ? NS : NSM;
             // Full tiles, but a last tile of one or two columns (too few accumulators to cover
             // the FMA latency) shares the columns with the one before: 8 = 4 + 4, not 6 + 2.
             for (int64_t j0 = 0, nc = 0; j0 < n; j0 += nc) {
