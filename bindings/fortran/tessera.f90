@@ -43,7 +43,24 @@ module tessera
        tsr_set_cuda_stream, tsr_set_cuda_devices, tsr_set_strassen, tsr_sgemm, tsr_dgemm, &
        tsr_sparse_create_csr, tsr_sparse_create_coo, &
        tsr_sparse_optimize, tsr_sparse_get_format, tsr_sparse_destroy, tsr_sspmv, tsr_dspmv, &
-       tsr_gemm_plan_create, tsr_gemm_plan_execute, tsr_gemm_plan_execute_strided, tsr_gemm_plan_destroy
+       tsr_gemm_plan_create, tsr_gemm_plan_execute, tsr_gemm_plan_execute_strided, tsr_gemm_plan_destroy, &
+       tsr_gemm_plan_sgemm_kernel, tsr_gemm_plan_dgemm_kernel, tsr_sgemm_kernel, tsr_dgemm_kernel
+
+  ! A plan's bare kernel (tsr_gemm_plan_?gemm_kernel): get it as a c_funptr, turn it into a
+  ! procedure pointer with c_f_procpointer, and call it with the plan and c_loc of the arrays.
+  abstract interface
+     subroutine tsr_sgemm_kernel(plan, alpha, a, b, beta, c) bind(C)
+       import :: c_ptr, c_float
+       type(c_ptr), value :: plan, a, b, c
+       real(c_float), value :: alpha, beta
+     end subroutine tsr_sgemm_kernel
+
+     subroutine tsr_dgemm_kernel(plan, alpha, a, b, beta, c) bind(C)
+       import :: c_ptr, c_double
+       type(c_ptr), value :: plan, a, b, c
+       real(c_double), value :: alpha, beta
+     end subroutine tsr_dgemm_kernel
+  end interface
 
   interface
      function tsr_version() bind(C, name="tsr_version") result(text)
@@ -271,6 +288,22 @@ module tessera
        real(c_double), value :: alpha, beta
        integer(c_int) :: status
      end function tsr_gemm_plan_execute_strided
+
+     function tsr_gemm_plan_sgemm_kernel(plan, kernel) bind(C, name="tsr_gemm_plan_sgemm_kernel") &
+          result(status)
+       import :: c_ptr, c_funptr, c_int
+       type(c_ptr), value :: plan
+       type(c_funptr), intent(out) :: kernel
+       integer(c_int) :: status
+     end function tsr_gemm_plan_sgemm_kernel
+
+     function tsr_gemm_plan_dgemm_kernel(plan, kernel) bind(C, name="tsr_gemm_plan_dgemm_kernel") &
+          result(status)
+       import :: c_ptr, c_funptr, c_int
+       type(c_ptr), value :: plan
+       type(c_funptr), intent(out) :: kernel
+       integer(c_int) :: status
+     end function tsr_gemm_plan_dgemm_kernel
 
      function tsr_gemm_plan_destroy(plan) bind(C, name="tsr_gemm_plan_destroy") result(status)
        import :: c_ptr, c_int

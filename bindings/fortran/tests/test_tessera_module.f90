@@ -379,10 +379,13 @@ contains
 
   !> A plan made once, run on one product and on a strided batch of three, against matmul.
   subroutine test_gemm_plan()
-    use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_null_ptr, c_int, c_int64_t
+    use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_null_ptr, c_int, c_int64_t, c_funptr, &
+         c_null_funptr, c_f_procpointer, c_associated
     real(real64), target :: a(5, 4, 3), b(4, 6), c(5, 6, 3)
     real(real64) :: want(5, 6), scale(5, 6)
     type(c_ptr) :: plan
+    type(c_funptr) :: kernel
+    procedure(tsr_dgemm_kernel), pointer :: run
     integer(c_int) :: status
     integer :: i
     call fill(a(:, :, 1), 1)
@@ -414,6 +417,27 @@ contains
     status = tsr_gemm_plan_execute_strided(plan, -1_c_int64_t, 1.0d0, c_loc(a), 0_c_int64_t, c_loc(b), &
          0_c_int64_t, 0.0d0, c_loc(c), 30_c_int64_t)
     call expect(status == TSR_ERR_INVALID_ARGUMENT, 'plan: negative count refused')
+    ! the bare kernel: the same product as execute, bit for bit, where the CPU has one (an
+    ! x86-64 CPU with AVX2 or AVX-512); otherwise refused with nothing written
+    kernel = c_null_funptr
+    status = tsr_gemm_plan_dgemm_kernel(plan, kernel)
+    if (status == TSR_SUCCESS) then
+       call c_f_procpointer(kernel, run)
+       c = -1
+       call run(plan, 0.5d0, c_loc(a(1, 1, 2)), c_loc(b), 2.0d0, c_loc(c(1, 1, 2)))
+       status = tsr_gemm_plan_execute(plan, 0.5d0, c_loc(a(1, 1, 2)), c_loc(b), 2.0d0, c_loc(c(1, 1, 3)))
+       call expect(status == TSR_SUCCESS, 'plan: execute beside the kernel')
+       want = 0.5d0 * matmul(a(:, :, 2), b) - 2
+       scale = 0.5d0 * matmul(abs(a(:, :, 2)), abs(b)) + 2
+       call expect(close64(c(:, :, 2), want, scale, 4), 'plan: bare kernel product')
+       call expect(all(c(:, :, 2) == c(:, :, 3)), 'plan: bare kernel equals execute')
+       call expect(all(c(:, :, 1) == -1), 'plan: bare kernel writes one C')
+    else
+       call expect(status == TSR_ERR_NOT_SUPPORTED, 'plan: no bare kernel is NOT_SUPPORTED')
+       call expect(.not. c_associated(kernel), 'plan: refused kernel left unwritten')
+    end if
+    call expect(tsr_gemm_plan_sgemm_kernel(plan, kernel) == TSR_ERR_INVALID_ARGUMENT, &
+         'plan: the other dtype''s kernel refused')
     call expect(tsr_gemm_plan_destroy(plan) == TSR_SUCCESS, 'tsr_gemm_plan_destroy')
   end subroutine test_gemm_plan
 
