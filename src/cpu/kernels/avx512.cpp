@@ -35,23 +35,25 @@ using Avx512F32Y = MaskedYmm<Avx2F32>;
 using Avx512F64Y = MaskedYmm<Avx2F64>;
 
 // The direct path: ymm tiles when all of op(A)'s rows fit one ymm register, zmm otherwise.
-// zmm tiles one vector tall and masked keep NR columns: at 2·NR, 9×64×13 sgemm ran 1.6× slower
-// on a Xeon, where whole vectors gained (16×16×16 sgemm 1.1×) and so did ymm tiles.
+// Tiles one vector tall and masked (AVX-512 masks, zmm or ymm) keep NR columns: at 2·NR a Xeon
+// ran 9×64×13 sgemm 1.6× and 5×4000×2000 sgemm 2.4× slower, where whole vectors gained
+// (16×16×16 sgemm 1.1×).
 template <typename Z, int NR> using ZmmGemm = DirectGemm<Z, NR, true, 2 * NR, NR>;
+template <typename Y, int NR> using YmmGemm = DirectGemm<Y, NR, true, 2 * NR, NR>;
 
 template <typename Z, typename Y, int NR>
 void direct(int64_t m, int64_t n, int64_t k, typename Z::T alpha, const typename Z::T *a,
             int64_t lda, const typename Z::T *b, int64_t b_rs, int64_t b_cs, typename Z::T beta,
             typename Z::T *c, int64_t ldc) {
     if (m <= Y::lanes)
-        return DirectGemm<Y, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
+        return YmmGemm<Y, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
     ZmmGemm<Z, NR>::run(m, n, k, alpha, a, lda, b, b_rs, b_cs, beta, c, ldc);
 }
 
 // direct's kernel for one shape (DirectGemm::pick of the tiles direct would run).
 template <typename Z, typename Y, int NR>
 DirectGemmFn<typename Z::T> direct_for(int64_t m, int64_t n, int64_t k) {
-    if (m <= Y::lanes) return DirectGemm<Y, NR>::pick(m, n, k);
+    if (m <= Y::lanes) return YmmGemm<Y, NR>::pick(m, n, k);
     const DirectGemmFn<typename Z::T> f = ZmmGemm<Z, NR>::pick(m, n, k);
     return f == &ZmmGemm<Z, NR>::run ? &direct<Z, Y, NR> : f;
 }
