@@ -158,8 +158,9 @@ template <typename V, int NR, bool Wide = true, int NS = 2 * NR, int NSM = NS> s
         constexpr int L = V::lanes;
         using Seq = std::make_index_sequence<NR>;
         using Single = std::make_index_sequence<NS>;
-        static constexpr auto part1 = whole<1, false>(Single{}), part2 = whole<2, false>(Seq{});
-        static constexpr auto full1 = whole<1, true>(Single{}), full2 = whole<2, true>(Seq{});
+        static constexpr auto part1 = whole<1, false>(Single{});
+        static constexpr auto full1 = whole<1, true>(Single{});
+        static constexpr auto part2 = whole<2, false>(Seq{}), full2 = whole<2, true>(Seq{});
         static constexpr auto part_pair = pairs<false>(Seq{}), full_pair = pairs<true>(Seq{});
         if (m < 1 || n < 1 || k < 1 || m > 2 * L || k > kChunk) return &run;
         const bool full = m % L == 0;
