@@ -10,4 +10,10 @@ const BackendTable &host_backend(tsr_backend which) {
     return which == TSR_BACKEND_REFERENCE ? reference::backend() : cpu::backend();
 }
 
+template <typename T> SpmvDirectFn<T> host_spmv_direct(const SparseView &view) {
+    return cpu::spmv_direct<T>(view);
+}
+template SpmvDirectFn<float> host_spmv_direct<float>(const SparseView &);
+template SpmvDirectFn<double> host_spmv_direct<double>(const SparseView &);
+
 } // namespace tessera::core

@@ -13,6 +13,7 @@
 
 #include "core/call_log.hpp"
 #include "core/config.hpp"
+#include "core/dispatch.hpp"
 #include "core/error.hpp"
 #include "core/plugin.hpp"
 #include "core/route.hpp"
@@ -317,9 +318,25 @@ tsr_status product(tsr_context *ctx, const char *routine, tsr_op op, T alpha, T 
 
 } // namespace
 
+namespace {
+
+template <typename T> SpmvDirectFn<T> direct_of(const tsr_sparse_matrix *m) {
+    if constexpr (sizeof(T) == 4) return m->direct_f32;
+    else return m->direct_f64;
+}
+
+} // namespace
+
 template <typename T>
 tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_sparse_matrix *A,
                 const T *x, T beta, T *y) {
+    // A product the CPU runs on one thread in the matrix's plan, where the route would take the
+    // CPU (direct_allowed, as for gemm plans): straight to its rows, no layer between.
+    if (const SpmvDirectFn<T> f = direct_of<T>(A);
+        f && op == TSR_OP_N && alpha != T(0) && direct_allowed(ctx)) {
+        f(view_of(A), alpha, x, beta, y);
+        return TSR_SUCCESS;
+    }
     return product<T>(ctx, routine, op, alpha, beta, A, 1, x, y,
                       [&](const BackendTable &table, const ExecContext &exec,
                           const SparseView &view, void *prepared) {

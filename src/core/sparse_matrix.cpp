@@ -80,6 +80,8 @@ template <typename V, typename I> SparseView view(const sparse::Typed<V, I> &t, 
 
 void refresh_view(tsr_sparse_matrix *m) {
     m->view = std::visit([&](const auto &t) { return view(t, &m->storage); }, m->storage.typed);
+    m->direct_f32 = m->dtype == TSR_F32 ? host_spmv_direct<float>(m->view) : nullptr;
+    m->direct_f64 = m->dtype == TSR_F64 ? host_spmv_direct<double>(m->view) : nullptr;
 }
 
 const sparse::Plan &plan_of(const tsr_sparse_matrix *m) {

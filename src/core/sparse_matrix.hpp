@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/backend.hpp"
+#include "core/host_backends.hpp"
 #include "sparse/storage.hpp"
 
 struct tsr_sparse_matrix {
@@ -28,6 +29,10 @@ struct tsr_sparse_matrix {
     // tsr_sparse_optimize, which never runs beside products on the matrix): products only
     // read it.
     tessera::core::SparseView view{};
+    // The CPU's product straight on `view` (core::host_spmv_direct), of the matrix's value
+    // type; made with the view.
+    tessera::core::SpmvDirectFn<float> direct_f32 = nullptr;
+    tessera::core::SpmvDirectFn<double> direct_f64 = nullptr;
 
     ~tsr_sparse_matrix();
 };
@@ -45,7 +50,8 @@ void release_prepared(tsr_sparse_matrix *m);
 // or destroyed.
 inline const SparseView &view_of(const tsr_sparse_matrix *m) { return m->view; }
 
-// Makes m->view again from m->storage: after anything that changes the storage.
+// Makes m->view (and the direct product) again from m->storage: after anything that changes
+// the storage.
 void refresh_view(tsr_sparse_matrix *m);
 
 // The current plan.

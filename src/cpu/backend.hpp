@@ -3,6 +3,7 @@
 
 #include "core/backend.hpp"
 #include "core/dispatch.hpp"
+#include "core/host_backends.hpp"
 
 namespace tessera::cpu {
 
@@ -16,5 +17,10 @@ template <typename T> core::HostDirectFn<T> planned_direct(const core::GemmArgs<
 // planned_direct for a product of m, n, k from 1 to 64 with op(A) not transposed (one that
 // always runs unpacked on one thread), from the sizes alone.
 template <typename T> core::HostDirectFn<T> tiny_direct(int64_t m, int64_t n, int64_t k);
+
+// The sparse product y = alpha·A·x + beta·y of `view` in its plan, where this backend runs it
+// on one thread whatever the handle's threads (CSR by rows, rows + entries below
+// kSpmvWorkPerThread) and the view holds T values: core::host_spmv_direct. nullptr otherwise.
+template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &view);
 
 } // namespace tessera::cpu

@@ -10,6 +10,7 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "cpu/backend.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/spmm_kernels.hpp"
 #include "cpu/spmv_kernels.hpp"
@@ -200,6 +201,17 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
         static_cast<const sparse::Storage *>(a.A->owner)->typed);
 }
 
+template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &view) {
+    return std::visit(
+        [&](const auto &t) -> core::SpmvDirectFn<T> {
+            using V = typename std::decay_t<decltype(t)>::value_type;
+            if constexpr (!std::is_same_v<V, T>) return nullptr;
+            else if (t.plan.format != TSR_FORMAT_CSR || t.plan.tiled) return nullptr;
+            else return csr_direct(t.csr, csr_variant(t.plan, t.rows));
+        },
+        static_cast<const sparse::Storage *>(view.owner)->typed);
+}
+
 // Sparse × dense: the CSR kernels of spmm.cpp on A's canonical CSR, or on the CSR of Aᵀ.
 template <typename T> tsr_status spmm(const core::ExecContext *ctx, const core::SpmmArgs<T> *p) {
     const core::SpmmArgs<T> &a = *p;
@@ -252,6 +264,8 @@ template <typename T> tsr_status spmm(const core::ExecContext *ctx, const core::
 
 template tsr_status spmv<float>(const core::ExecContext *, const core::SpmvArgs<float> *);
 template tsr_status spmv<double>(const core::ExecContext *, const core::SpmvArgs<double> *);
+template core::SpmvDirectFn<float> spmv_direct<float>(const core::SparseView &);
+template core::SpmvDirectFn<double> spmv_direct<double>(const core::SparseView &);
 template tsr_status spmm<float>(const core::ExecContext *, const core::SpmmArgs<float> *);
 template tsr_status spmm<double>(const core::ExecContext *, const core::SpmmArgs<double> *);
 

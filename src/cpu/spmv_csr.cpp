@@ -29,16 +29,54 @@ template <typename V, typename I>
 using SegmentFn = void (*)(const sparse::Csr<V, I> &, const CsrSegment &, const SpmvVectors<V> &,
                            V *);
 
-template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(SpmvKernel kernel) {
+// The row kernel a product runs: by the CPU's ISA, and on AVX-512 by the plan's kernel.
+enum class RowPath { scalar, avx2, avx512, avx512_simd_rows };
+
+RowPath row_path(SpmvKernel kernel) {
 #if defined(__x86_64__)
-    if (active_isa() == Isa::avx512) {
-        if (kernel == SpmvKernel::simd_rows) return csr_segment_avx512<B, true, V, I>;
-        return csr_segment_avx512<B, false, V, I>;
-    }
-    if (active_isa() == Isa::avx2) return csr_segment_avx2<B, V, I>;
+    if (active_isa() == Isa::avx512)
+        return kernel == SpmvKernel::simd_rows ? RowPath::avx512_simd_rows : RowPath::avx512;
+    if (active_isa() == Isa::avx2) return RowPath::avx2;
 #endif
     (void)kernel;
-    return csr_segment_scalar<B, V, I>;
+    return RowPath::scalar;
+}
+
+template <BetaMode B, typename V, typename I> SegmentFn<V, I> segment_for(RowPath path) {
+    switch (path) {
+#if defined(__x86_64__)
+    case RowPath::avx512_simd_rows: return csr_segment_avx512<B, true, V, I>;
+    case RowPath::avx512: return csr_segment_avx512<B, false, V, I>;
+    case RowPath::avx2: return csr_segment_avx2<B, V, I>;
+#endif
+    default: return csr_segment_scalar<B, V, I>;
+    }
+}
+
+// Calls f.template operator()<P>() with P the row path `path` (as with_beta does for beta).
+template <typename F> decltype(auto) with_row_path(RowPath path, F &&f) {
+    switch (path) {
+    case RowPath::avx512_simd_rows: return f.template operator()<RowPath::avx512_simd_rows>();
+    case RowPath::avx512: return f.template operator()<RowPath::avx512>();
+    case RowPath::avx2: return f.template operator()<RowPath::avx2>();
+    default: return f.template operator()<RowPath::scalar>();
+    }
+}
+
+// The whole matrix as one segment, on the calling thread.
+template <RowPath P, typename V, typename I>
+void csr_whole(const sparse::Csr<V, I> &a, const SpmvVectors<V> &v) {
+    with_beta(v.beta, [&]<BetaMode B>() {
+        V carry;
+        segment_for<B, V, I>(P)(a, {0, a.rows, 0, a.nnz()}, v, &carry);
+    });
+}
+
+// csr_whole as core::SpmvDirectFn (csr_direct).
+template <RowPath P, typename V, typename I>
+void csr_whole_direct(const core::SparseView &A, V alpha, const V *x, V beta, V *y) {
+    const auto &storage = *static_cast<const sparse::Storage *>(A.owner);
+    csr_whole<P, V, I>(std::get_if<sparse::Typed<V, I>>(&storage.typed)->csr, {alpha, x, beta, y});
 }
 
 // Segments per thread, and the path (rows + nonzeros) a segment should at least have: some
@@ -53,13 +91,10 @@ void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const Spm
     const int64_t rows = a.rows, nnz = a.nnz();
     const int64_t path = rows + nnz;
     const int nt = spmv_threads(path, threads);
+    const RowPath row = row_path(kernel);
+    if (nt == 1) return with_row_path(row, [&]<RowPath P>() { csr_whole<P>(a, v); });
     with_beta(v.beta, [&]<BetaMode B>() {
-        SegmentFn<V, I> run = segment_for<B, V, I>(kernel);
-        if (nt == 1) {
-            V carry;
-            run(a, {0, rows, 0, nnz}, v, &carry);
-            return;
-        }
+        SegmentFn<V, I> run = segment_for<B, V, I>(row);
         const int64_t segments =
             std::clamp<int64_t>(path / kCsrSegmentPath, nt, nt * kCsrSegmentsPerThread);
         std::vector<V> carry(size_t(segments), V(0));
@@ -82,8 +117,17 @@ void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const Spm
     });
 }
 
+template <typename V, typename I>
+core::SpmvDirectFn<V> csr_direct(const sparse::Csr<V, I> &a, SpmvKernel kernel) {
+    if (a.rows + a.nnz() >= kSpmvWorkPerThread) return nullptr; // csr_n may take two threads
+    return with_row_path(row_path(kernel), []<RowPath P>() -> core::SpmvDirectFn<V> {
+        return csr_whole_direct<P, V, I>;
+    });
+}
+
 #define TSR_CSR(V, I)                                                                              \
-    template void csr_n<V, I>(const sparse::Csr<V, I> &, SpmvKernel, int, const SpmvVectors<V> &);
+    template void csr_n<V, I>(const sparse::Csr<V, I> &, SpmvKernel, int, const SpmvVectors<V> &); \
+    template core::SpmvDirectFn<V> csr_direct<V, I>(const sparse::Csr<V, I> &, SpmvKernel);
 TSR_CSR(float, int32_t)
 TSR_CSR(float, int64_t)
 TSR_CSR(double, int32_t)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/host_backends.hpp"
 #include "cpu/spmv_rules.hpp"
 #include "sparse/formats.hpp"
 #include "sparse/storage.hpp"
@@ -21,6 +22,12 @@ struct TransposeWork; // per-matrix data of the transposed products (spmv_transp
 
 template <typename V, typename I>
 void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const SpmvVectors<V> &v);
+// csr_n's product on one thread, as a bare function of the view (whose owner is the
+// matrix's sparse::Storage holding a Typed<V, I>): for a matrix of fewer rows + entries than
+// kSpmvWorkPerThread, which csr_n runs on one thread whatever the handle's threads, the row
+// kernel for `kernel` on this CPU; nullptr for a larger matrix.
+template <typename V, typename I>
+core::SpmvDirectFn<V> csr_direct(const sparse::Csr<V, I> &a, SpmvKernel kernel);
 template <typename V, typename I>
 void coo_n(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v);
 // COO with `gaps` false adds alpha·A·x into the rows that have entries and leaves the others

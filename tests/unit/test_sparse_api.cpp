@@ -533,6 +533,18 @@ TEST(SparseVerbose, OptimizeAndProductsAreLogged) {
         std::string::npos)
         << log;
     tsr_sparse_destroy(A);
+
+    // A product small enough to go straight to the CPU's rows when the log is off is logged.
+    const Entries small = tessera::test::from_csr(tessera::bench::tridiagonal(30, 2));
+    ASSERT_EQ(tessera::test::create_matrix<double>(nullptr, small, TSR_INDEX_I32, Door::csr, &A),
+              TSR_SUCCESS);
+    ::testing::internal::CaptureStderr();
+    ASSERT_EQ(tsr_dspmv(nullptr, TSR_OP_N, 1.0, A, x.data(), 0.0, y.data()), TSR_SUCCESS);
+    const std::string small_log = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(small_log.find("tessera: dspmv N rows=30 cols=30 nnz=88 format=csr/"),
+              std::string::npos)
+        << small_log;
+    tsr_sparse_destroy(A);
 }
 
 } // namespace

@@ -227,4 +227,56 @@ TEST(SparseTransposedCopy, EveryFormatTheRulesChooseForTheCopy) {
     }
 }
 
+// Products the CPU runs on one thread in CSR by rows (rows + entries below 8192) go straight
+// from the call to the row kernel (src/cpu/spmv_csr.cpp, csr_direct); from 8192 on through
+// the whole dispatch. Both sides of that edge, on the default handle, on auto and on the CPU
+// with three threads, before and after the plan changes (the direct product is made again
+// with the view: ELL, then CSR again).
+TEST(SparseSmallProducts, BothSidesOfTheDirectPath) {
+    using tessera::bench::random_k_per_row;
+    using tessera::test::from_csr;
+    struct Matrix {
+        int64_t rows, cols, k; // rows · (k + 1) is the path of rows + entries
+    };
+    const Matrix matrices[] = {{1, 1, 1},       {27, 51, 4},    {1, 4000, 3000}, {8191, 50, 0},
+                               {1170, 800, 6},  {1000, 900, 7}, {8192, 30, 0},   {1365, 700, 5},
+                               {2048, 2048, 3}, {4000, 300, 1}, {1366, 700, 5}};
+    uint64_t seed = 900000;
+    for (const Matrix &mat : matrices) {
+        const Entries e = from_csr(random_k_per_row(mat.rows, mat.cols, mat.k, seed));
+        SCOPED_TRACE(std::to_string(e.rows) + "x" + std::to_string(e.cols) + " entries " +
+                     std::to_string(e.nnz()) + " path " + std::to_string(e.rows + e.nnz()));
+        for (int handle = 0; handle < 3; ++handle) {
+            tsr_handle h = nullptr;
+            if (handle > 0) {
+                ASSERT_EQ(tsr_create(&h), TSR_SUCCESS);
+                ASSERT_EQ(tsr_set_backend(h, handle == 1 ? TSR_BACKEND_AUTO : TSR_BACKEND_CPU),
+                          TSR_SUCCESS);
+                ASSERT_EQ(tsr_set_num_threads(h, 3), TSR_SUCCESS);
+            }
+            for (tsr_index_type itype : {TSR_INDEX_I32, TSR_INDEX_I64}) {
+                tsr_sparse As = nullptr, Ad = nullptr;
+                ASSERT_EQ(create_matrix<float>(h, e, itype, Door::csr, &As), TSR_SUCCESS);
+                ASSERT_EQ(create_matrix<double>(h, e, itype, Door::coo, &Ad), TSR_SUCCESS);
+                for (tsr_format format : {TSR_FORMAT_CSR, TSR_FORMAT_ELL, TSR_FORMAT_CSR}) {
+                    for (tsr_sparse A : {As, Ad}) {
+                        const tsr_status s = tsr_sparse_optimize(h, A, format);
+                        ASSERT_TRUE(s == TSR_SUCCESS ||
+                                    (format == TSR_FORMAT_ELL && s == TSR_ERR_NOT_SUPPORTED))
+                            << tsr_last_error();
+                    }
+                    for (const ProductCase &c : tessera::test::standard_cases(TSR_OP_N)) {
+                        EXPECT_TRUE(check_product<float>(h, As, e, c, seed++));
+                        EXPECT_TRUE(check_product<double>(h, Ad, e, c, seed++));
+                    }
+                }
+                tsr_sparse_destroy(As);
+                tsr_sparse_destroy(Ad);
+            }
+            tsr_destroy(h);
+        }
+        ++seed;
+    }
+}
+
 } // namespace
