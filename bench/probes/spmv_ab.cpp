@@ -108,8 +108,8 @@ template <typename T> void run(void *lib[2], const char *path, const Csr &m) {
     for (int b = 0; b < 2; ++b) {
         auto create = reinterpret_cast<create_csr_fn>(dlsym(lib[b], "tsr_sparse_create_csr"));
         auto optimize = reinterpret_cast<optimize_fn>(dlsym(lib[b], "tsr_sparse_optimize"));
-        auto spmv = reinterpret_cast<spmv_fn<T>>(
-            dlsym(lib[b], sizeof(T) == 4 ? "tsr_sspmv" : "tsr_dspmv"));
+        auto spmv =
+            reinterpret_cast<spmv_fn<T>>(dlsym(lib[b], sizeof(T) == 4 ? "tsr_sspmv" : "tsr_dspmv"));
         if (!create || !optimize || !spmv ||
             create(nullptr, &A[b], sizeof(T) == 4 ? kF32 : kF64, kIndexI32, m.rows, m.cols,
                    int64_t(val.size()), m.row_ptr.data(), m.col.data(), val.data()) != 0 ||
@@ -118,8 +118,9 @@ template <typename T> void run(void *lib[2], const char *path, const Csr &m) {
             std::exit(1);
         }
         y[b].assign(size_t(m.rows), T(0));
-        sides.push_back(
-            [spmv, a = A[b], &x, yb = y[b].data()] { spmv(nullptr, kOpN, T(1), a, x.data(), T(0), yb); });
+        sides.push_back([spmv, a = A[b], &x, yb = y[b].data()] {
+            spmv(nullptr, kOpN, T(1), a, x.data(), T(0), yb);
+        });
     }
     Eigen::Map<const Eigen::SparseMatrix<T, Eigen::RowMajor, int32_t>> E(
         m.rows, m.cols, int64_t(val.size()), m.row_ptr.data(), m.col.data(), val.data());

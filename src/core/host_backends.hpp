@@ -17,7 +17,7 @@ template <typename T>
 using SpmvDirectFn = void (*)(const SparseView &A, T alpha, const T *x, T beta, T *y);
 
 // That product for `view` in its current plan (cpu::spmv_direct), or nullptr where the CPU
-// runs it otherwise (several threads, a format other than CSR by rows, other values).
+// runs it otherwise (several threads, a format other than CSR by rows or ELL, other values).
 template <typename T> SpmvDirectFn<T> host_spmv_direct(const SparseView &view);
 
 } // namespace tessera::core

@@ -19,8 +19,9 @@ template <typename T> core::HostDirectFn<T> planned_direct(const core::GemmArgs<
 template <typename T> core::HostDirectFn<T> tiny_direct(int64_t m, int64_t n, int64_t k);
 
 // The sparse product y = alpha·A·x + beta·y of `view` in its plan, where this backend runs it
-// on one thread whatever the handle's threads (CSR by rows, rows + entries below
-// kSpmvWorkPerThread) and the view holds T values: core::host_spmv_direct. nullptr otherwise.
+// on one thread whatever the handle's threads (CSR by rows with rows + entries, or ELL with
+// visited slots, below kSpmvWorkPerThread) and the view holds T values:
+// core::host_spmv_direct. nullptr otherwise.
 template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &view);
 
 } // namespace tessera::cpu

@@ -206,6 +206,7 @@ template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &
         [&](const auto &t) -> core::SpmvDirectFn<T> {
             using V = typename std::decay_t<decltype(t)>::value_type;
             if constexpr (!std::is_same_v<V, T>) return nullptr;
+            else if (t.plan.format == TSR_FORMAT_ELL) return ell_direct(t.ell);
             else if (t.plan.format != TSR_FORMAT_CSR || t.plan.tiled) return nullptr;
             else return csr_direct(t.csr, csr_variant(t.plan, t.rows));
         },

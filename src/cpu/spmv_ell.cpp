@@ -39,11 +39,35 @@ void ell_blocks_scalar(const sparse::Ell<V, I> &a, int64_t block_begin, int64_t 
 template <typename V, typename I>
 using BlocksFn = void (*)(const sparse::Ell<V, I> &, int64_t, int64_t, const SpmvVectors<V> &);
 
-template <BetaMode B, typename V, typename I> BlocksFn<V, I> blocks_fn() {
+template <BetaMode B, bool Wide, typename V, typename I> BlocksFn<V, I> blocks_fn() {
 #if defined(__x86_64__)
-    if (active_isa() == Isa::avx512) return ell_blocks_avx512<B, V, I>;
+    if constexpr (Wide) return ell_blocks_avx512<B, V, I>;
 #endif
     return ell_blocks_scalar<B, V, I>;
+}
+
+// Whether the blocks run on AVX-512 (else the scalar loop).
+bool wide_blocks() {
+#if defined(__x86_64__)
+    return active_isa() == Isa::avx512;
+#else
+    return false;
+#endif
+}
+
+// Every block, on the calling thread.
+template <bool Wide, typename V, typename I>
+void ell_whole(const sparse::Ell<V, I> &a, const SpmvVectors<V> &v) {
+    with_beta(v.beta,
+              [&]<BetaMode B>() { blocks_fn<B, Wide, V, I>()(a, 0, a.stride / kBlock, v); });
+}
+
+// ell_whole as core::SpmvDirectFn (ell_direct).
+template <bool Wide, typename V, typename I>
+void ell_whole_direct(const core::SparseView &A, V alpha, const V *x, V beta, V *y) {
+    const auto &storage = *static_cast<const sparse::Storage *>(A.owner);
+    ell_whole<Wide, V, I>(std::get_if<sparse::Typed<V, I>>(&storage.typed)->ell,
+                          {alpha, x, beta, y});
 }
 
 // Block boundaries splitting the padded work (the longest row of each block) evenly.
@@ -70,14 +94,11 @@ std::vector<int64_t> split_blocks(const sparse::Ell<V, I> &a, int parts) {
 
 template <typename V, typename I>
 void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v) {
-    const int64_t blocks = a.stride / kBlock;
     const int nt = spmv_threads(a.visited, threads);
+    const bool wide = wide_blocks();
+    if (nt == 1) return wide ? ell_whole<true>(a, v) : ell_whole<false>(a, v);
     with_beta(v.beta, [&]<BetaMode B>() {
-        BlocksFn<V, I> run = blocks_fn<B, V, I>();
-        if (nt == 1) {
-            run(a, 0, blocks, v);
-            return;
-        }
+        BlocksFn<V, I> run = wide ? blocks_fn<B, true, V, I>() : blocks_fn<B, false, V, I>();
         const std::vector<int64_t> cut = split_blocks(a, nt);
 #pragma omp parallel num_threads(nt)
         {
@@ -90,8 +111,14 @@ void ell_n(const sparse::Ell<V, I> &a, int threads, const SpmvVectors<V> &v) {
     });
 }
 
+template <typename V, typename I> core::SpmvDirectFn<V> ell_direct(const sparse::Ell<V, I> &a) {
+    if (a.visited >= kSpmvWorkPerThread) return nullptr; // ell_n may take two threads
+    return wide_blocks() ? ell_whole_direct<true, V, I> : ell_whole_direct<false, V, I>;
+}
+
 #define TSR_ELL(V, I)                                                                              \
-    template void ell_n<V, I>(const sparse::Ell<V, I> &, int, const SpmvVectors<V> &);
+    template void ell_n<V, I>(const sparse::Ell<V, I> &, int, const SpmvVectors<V> &);             \
+    template core::SpmvDirectFn<V> ell_direct<V, I>(const sparse::Ell<V, I> &);
 TSR_ELL(float, int32_t)
 TSR_ELL(float, int64_t)
 TSR_ELL(double, int32_t)

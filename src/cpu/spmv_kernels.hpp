@@ -28,6 +28,9 @@ void csr_n(const sparse::Csr<V, I> &a, SpmvKernel kernel, int threads, const Spm
 // kernel for `kernel` on this CPU; nullptr for a larger matrix.
 template <typename V, typename I>
 core::SpmvDirectFn<V> csr_direct(const sparse::Csr<V, I> &a, SpmvKernel kernel);
+// ell_n's product on one thread as a bare function of the view, as csr_direct: for a matrix
+// whose blocks visit fewer slots than kSpmvWorkPerThread; nullptr for a larger one.
+template <typename V, typename I> core::SpmvDirectFn<V> ell_direct(const sparse::Ell<V, I> &a);
 template <typename V, typename I>
 void coo_n(const sparse::Coo<V, I> &a, int threads, const SpmvVectors<V> &v);
 // COO with `gaps` false adds alpha·A·x into the rows that have entries and leaves the others

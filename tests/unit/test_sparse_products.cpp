@@ -227,11 +227,11 @@ TEST(SparseTransposedCopy, EveryFormatTheRulesChooseForTheCopy) {
     }
 }
 
-// Products the CPU runs on one thread in CSR by rows (rows + entries below 8192) go straight
-// from the call to the row kernel (src/cpu/spmv_csr.cpp, csr_direct); from 8192 on through
-// the whole dispatch. Both sides of that edge, on the default handle, on auto and on the CPU
-// with three threads, before and after the plan changes (the direct product is made again
-// with the view: ELL, then CSR again).
+// Products the CPU runs on one thread in CSR by rows (rows + entries below 8192) or ELL (slots
+// visited below 8192) go straight from the call to the kernel (src/cpu/spmv_csr.cpp,
+// csr_direct; spmv_ell.cpp, ell_direct); from 8192 on through the whole dispatch. Both sides of
+// that edge, on the default handle, on auto and on the CPU with three threads, before and after the
+// plan changes (the direct product is made again with the view: ELL, then CSR again).
 TEST(SparseSmallProducts, BothSidesOfTheDirectPath) {
     using tessera::bench::random_k_per_row;
     using tessera::test::from_csr;
