@@ -68,12 +68,6 @@ tsr_status gemm(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trac
     return status;
 }
 
-bool direct_allowed(const tsr_context *ctx) {
-    if (!ctx) ctx = default_context();
-    return ctx && (ctx->backend == TSR_BACKEND_CPU || ctx->backend == TSR_BACKEND_AUTO) &&
-           !config().verbose && !cuda_driver_loaded();
-}
-
 template <typename T>
 tsr_status gemm_planned_rest(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,
                              HostDirectFn<T> direct) {

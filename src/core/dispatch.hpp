@@ -3,7 +3,9 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/config.hpp"
 #include "core/context.hpp"
+#include "core/plugin.hpp"
 
 namespace tessera::core {
 
@@ -40,7 +42,12 @@ tsr_status gemm_planned_rest(tsr_context *ctx, const GemmArgs<T> &args, const Ge
 // Whether a product that cpu::planned_direct gave a kernel may run on it, now, on `ctx`: its
 // backend is cpu, or auto (such a product is always below the size at which auto asks the CUDA
 // plugin), the call log is off and no CUDA driver is loaded.
-bool direct_allowed(const tsr_context *ctx);
+// Inline: tiny products pay for every call on their way.
+inline bool direct_allowed(const tsr_context *ctx) {
+    if (!ctx) ctx = default_context();
+    return ctx && (ctx->backend == TSR_BACKEND_CPU || ctx->backend == TSR_BACKEND_AUTO) &&
+           !config().verbose && !cuda_driver_loaded();
+}
 
 template <typename T>
 inline tsr_status gemm_planned(tsr_context *ctx, const GemmArgs<T> &args, const GemmTrace &trace,

@@ -121,43 +121,36 @@ int find_driver(dl_phdr_info *info, size_t, void *data) {
     return 0;
 }
 
-// The coarse clock's reading, in nanoseconds: read without a system call, it moves once per
-// tick, so equal readings fall within one tick. -1 where that clock is missing or its ticks
-// are longer than 4 ms.
-int64_t coarse_tick() {
+// Whether the coarse clock ticks at least every 4 ms: only then does a tick bound the time
+// since a look (cuda_driver_loaded).
+bool coarse_clock_usable() {
     static const bool usable = [] {
         timespec r{};
         return clock_getres(CLOCK_MONOTONIC_COARSE, &r) == 0 && r.tv_sec == 0 && r.tv_nsec > 0 &&
                r.tv_nsec <= 4000000;
     }();
-    timespec t{};
-    if (!usable || clock_gettime(CLOCK_MONOTONIC_COARSE, &t) != 0) return -1;
-    return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+    return usable;
 }
 
 } // namespace
 
-bool cuda_driver_loaded() {
-    static std::atomic<bool> loaded{false};
+DriverLooks driver_looks;
+
+bool look_for_cuda_driver(int64_t tick) {
     static std::atomic<unsigned long long> looked_at{~0ull};
-    static std::atomic<int64_t> absent_in_tick{-1};
-    if (loaded.load(std::memory_order_relaxed)) return true; // the driver is never unloaded
-    // Within the tick of a look that found no driver, the answer stands: a device pointer
-    // needs the driver loaded, then initialised and a context made (tens of milliseconds at
-    // the very least) before memory can be allocated, so none can exist yet.
-    const int64_t tick = coarse_tick();
-    if (tick >= 0 && tick == absent_in_tick.load(std::memory_order_relaxed)) return false;
+    if (driver_looks.loaded.load(std::memory_order_relaxed)) return true;
+    if (!coarse_clock_usable()) tick = -1;
     unsigned long long adds = 0;
     dl_iterate_phdr(count_loads, &adds);
     if (adds == looked_at.load(std::memory_order_relaxed)) {
-        absent_in_tick.store(tick, std::memory_order_relaxed);
+        driver_looks.absent_in_tick.store(tick, std::memory_order_relaxed);
         return false;
     }
     bool found = false;
     dl_iterate_phdr(find_driver, &found);
     looked_at.store(adds, std::memory_order_relaxed);
-    if (found) loaded.store(true, std::memory_order_relaxed);
-    else absent_in_tick.store(tick, std::memory_order_relaxed);
+    if (found) driver_looks.loaded.store(true, std::memory_order_relaxed);
+    else driver_looks.absent_in_tick.store(tick, std::memory_order_relaxed);
     return found;
 }
 
