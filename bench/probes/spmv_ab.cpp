@@ -6,7 +6,8 @@
 //
 // Not part of the build:
 //   g++ -O2 -march=native -I/usr/include/eigen3 bench/probes/spmv_ab.cpp -o spmv_ab -ldl
-//   ./spmv_ab OLD/libtessera.so.0 NEW/libtessera.so.0 [s|d] FILE.mtx ...
+//   ./spmv_ab OLD/libtessera.so.0 NEW/libtessera.so.0 s|d|st|dt FILE.mtx ...
+// (st, dt: y = Aᵀ·x; each build's first two transposed products are made before the timing.)
 // The matrices are read as general, symmetric or skew-symmetric coordinate files (real,
 // integer or pattern), duplicates summed; A is created in CSR through tsr_sparse_create_csr and
 // optimized with TSR_FORMAT_AUTO by each build; the calls pass the default handle.
@@ -35,7 +36,7 @@ using create_csr_fn = int (*)(void *, void **, int, int, int64_t, int64_t, int64
 using optimize_fn = int (*)(void *, void *, int);
 using destroy_fn = int (*)(void *);
 template <typename T> using spmv_fn = int (*)(void *, int, T, void *, const T *, T, T *);
-constexpr int kF32 = 0, kF64 = 1, kIndexI32 = 0, kOpN = 111, kFormatAuto = 0;
+constexpr int kF32 = 0, kF64 = 1, kIndexI32 = 0, kOpN = 111, kOpT = 112, kFormatAuto = 0;
 
 struct Csr {
     int64_t rows = 0, cols = 0;
@@ -99,9 +100,10 @@ std::vector<double> medians(const std::vector<std::function<void()>> &sides) {
     return out;
 }
 
-template <typename T> void run(void *lib[2], const char *path, const Csr &m) {
+template <typename T> void run(void *lib[2], const char *path, const Csr &m, bool trans) {
     std::vector<T> val(m.val.begin(), m.val.end());
-    std::vector<T> x(size_t(m.cols)), y[3];
+    const int64_t in = trans ? m.rows : m.cols, out = trans ? m.cols : m.rows;
+    std::vector<T> x(static_cast<size_t>(in)), y[3];
     for (size_t j = 0; j < x.size(); ++j) x[j] = T(1) + T(j % 13) / T(16);
     void *A[2] = {nullptr, nullptr};
     std::vector<std::function<void()>> sides;
@@ -117,17 +119,19 @@ template <typename T> void run(void *lib[2], const char *path, const Csr &m) {
             std::fprintf(stderr, "%s: the build cannot create the matrix\n", path);
             std::exit(1);
         }
-        y[b].assign(size_t(m.rows), T(0));
-        sides.push_back([spmv, a = A[b], &x, yb = y[b].data()] {
-            spmv(nullptr, kOpN, T(1), a, x.data(), T(0), yb);
+        y[b].assign(size_t(out), T(0));
+        sides.push_back([spmv, a = A[b], &x, yb = y[b].data(), op = trans ? kOpT : kOpN] {
+            spmv(nullptr, op, T(1), a, x.data(), T(0), yb);
         });
     }
     Eigen::Map<const Eigen::SparseMatrix<T, Eigen::RowMajor, int32_t>> E(
         m.rows, m.cols, int64_t(val.size()), m.row_ptr.data(), m.col.data(), val.data());
-    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>> ex(x.data(), m.cols);
-    y[2].assign(size_t(m.rows), T(0));
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> ey(y[2].data(), m.rows);
-    sides.push_back([&] { ey.noalias() = E * ex; });
+    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>> ex(x.data(), in);
+    y[2].assign(size_t(out), T(0));
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> ey(y[2].data(), out);
+    if (trans) sides.push_back([&] { ey.noalias() = E.transpose() * ex; });
+    else sides.push_back([&] { ey.noalias() = E * ex; });
+    for (auto &side : sides) side();
     for (auto &side : sides) side();
     for (size_t i = 0; i < y[2].size(); ++i) // the three must agree before they are timed
         for (int b = 0; b < 2; ++b)
@@ -138,9 +142,9 @@ template <typename T> void run(void *lib[2], const char *path, const Csr &m) {
             }
     const std::vector<double> t = medians(sides);
     const char *name = std::strrchr(path, '/');
-    std::printf("%-22s %c %8zu  %10.1f %10.1f %10.1f   %6.3f   %6.3f %6.3f\n",
-                name ? name + 1 : path, sizeof(T) == 4 ? 's' : 'd', val.size(), t[0] * 1e9,
-                t[1] * 1e9, t[2] * 1e9, t[0] / t[1], t[2] / t[0], t[2] / t[1]);
+    std::printf("%-22s %c%c %7zu  %10.1f %10.1f %10.1f   %6.3f   %6.3f %6.3f\n",
+                name ? name + 1 : path, sizeof(T) == 4 ? 's' : 'd', trans ? 'T' : 'N', val.size(),
+                t[0] * 1e9, t[1] * 1e9, t[2] * 1e9, t[0] / t[1], t[2] / t[0], t[2] / t[1]);
     for (int b = 0; b < 2; ++b)
         reinterpret_cast<destroy_fn>(dlsym(lib[b], "tsr_sparse_destroy"))(A[b]);
 }
@@ -163,8 +167,9 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "%s: not read\n", argv[f]);
             continue;
         }
-        if (argv[3][0] == 's') run<float>(lib, argv[f], m);
-        else run<double>(lib, argv[f], m);
+        const bool trans = argv[3][1] == 't';
+        if (argv[3][0] == 's') run<float>(lib, argv[f], m, trans);
+        else run<double>(lib, argv[f], m, trans);
     }
     return 0;
 }

@@ -16,4 +16,11 @@ template <typename T> SpmvDirectFn<T> host_spmv_direct(const SparseView &view) {
 template SpmvDirectFn<float> host_spmv_direct<float>(const SparseView &);
 template SpmvDirectFn<double> host_spmv_direct<double>(const SparseView &);
 
+template <typename T>
+SpmvDirectFn<T> host_spmv_direct_t(const SparseView &view, void *prepared, const void **storage) {
+    return cpu::spmv_direct_t<T>(view, prepared, storage);
+}
+template SpmvDirectFn<float> host_spmv_direct_t<float>(const SparseView &, void *, const void **);
+template SpmvDirectFn<double> host_spmv_direct_t<double>(const SparseView &, void *, const void **);
+
 } // namespace tessera::core

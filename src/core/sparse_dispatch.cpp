@@ -325,24 +325,53 @@ template <typename T> SpmvDirectFn<T> direct_of(const tsr_sparse_matrix *m) {
     else return m->direct_f64;
 }
 
+template <typename T> auto &direct_t_of(tsr_sparse_matrix *m) {
+    if constexpr (sizeof(T) == 4) return m->direct_t_f32;
+    else return m->direct_t_f64;
+}
+
+// After a transposed product on the CPU: the direct product on its copy of Aᵀ, where the copy
+// is made and its product is one (published once; see tsr_sparse_matrix).
+template <typename T> void publish_direct_t(tsr_sparse_matrix *A, void *prepared) {
+    if (direct_t_of<T>(A).load(std::memory_order_relaxed)) return;
+    const void *storage = nullptr;
+    const SpmvDirectFn<T> f = host_spmv_direct_t<T>(view_of(A), prepared, &storage);
+    if (!f) return;
+    std::lock_guard<std::mutex> guard(A->lock);
+    if (direct_t_of<T>(A).load(std::memory_order_relaxed)) return;
+    A->direct_t_storage = storage;
+    direct_t_of<T>(A).store(f, std::memory_order_release);
+}
+
 } // namespace
 
 template <typename T>
 tsr_status spmv(tsr_context *ctx, const char *routine, tsr_op op, T alpha, tsr_sparse_matrix *A,
                 const T *x, T beta, T *y) {
-    // A product the CPU runs on one thread in the matrix's plan, where the route would take the
-    // CPU (direct_allowed, as for gemm plans): straight to its rows, no layer between.
-    if (const SpmvDirectFn<T> f = direct_of<T>(A);
-        f && op == TSR_OP_N && alpha != T(0) && direct_allowed(ctx)) {
-        f(view_of(A), alpha, x, beta, y);
-        return TSR_SUCCESS;
+    // A product the CPU runs on one thread in the matrix's plan (or, transposed, on its copy of
+    // Aᵀ once made), where the route would take the CPU (direct_allowed, as for gemm plans):
+    // straight to its kernel, no layer between.
+    if (alpha != T(0)) {
+        if (op == TSR_OP_N) {
+            if (const SpmvDirectFn<T> f = direct_of<T>(A); f && direct_allowed(ctx)) {
+                f(&A->storage, alpha, x, beta, y);
+                return TSR_SUCCESS;
+            }
+        } else if (const SpmvDirectFn<T> f = direct_t_of<T>(A).load(std::memory_order_acquire);
+                   f && direct_allowed(ctx)) {
+            f(A->direct_t_storage, alpha, x, beta, y);
+            return TSR_SUCCESS;
+        }
     }
     return product<T>(ctx, routine, op, alpha, beta, A, 1, x, y,
                       [&](const BackendTable &table, const ExecContext &exec,
                           const SparseView &view, void *prepared) {
                           const SpmvArgs<T> args{op != TSR_OP_N, alpha,   x, beta, y,
                                                  &view,          prepared};
-                          return entry<T>(table)(&exec, &args);
+                          const tsr_status s = entry<T>(table)(&exec, &args);
+                          if (s == TSR_SUCCESS && op != TSR_OP_N && &table == route_tables.cpu)
+                              publish_direct_t<T>(A, prepared);
+                          return s;
                       });
 }
 

@@ -42,6 +42,9 @@ tsr_status prepared_state(tsr_sparse_matrix *m, const BackendTable *table, const
 void release_prepared(tsr_sparse_matrix *m) {
     std::lock_guard<std::mutex> guard(m->lock);
     m->last.store(nullptr, std::memory_order_release);
+    m->direct_t_f32.store(nullptr, std::memory_order_relaxed); // the copy goes with the CPU's data
+    m->direct_t_f64.store(nullptr, std::memory_order_relaxed);
+    m->direct_t_storage = nullptr;
     for (const auto &p : m->prepared)
         if (p.state && p.table->sparse_release) p.table->sparse_release(p.state);
     m->prepared.clear();

@@ -33,6 +33,13 @@ struct tsr_sparse_matrix {
     // type; made with the view.
     tessera::core::SpmvDirectFn<float> direct_f32 = nullptr;
     tessera::core::SpmvDirectFn<double> direct_f64 = nullptr;
+    // The CPU's product with Aᵀ straight on its copy of Aᵀ (core::host_spmv_direct_t): published
+    // once, under `lock`, by the first transposed product on the CPU that finds the copy made,
+    // `direct_t_storage` (the copy's storage) written before the pointer; cleared with the
+    // CPU's prepared data, which holds the copy.
+    std::atomic<tessera::core::SpmvDirectFn<float>> direct_t_f32{nullptr};
+    std::atomic<tessera::core::SpmvDirectFn<double>> direct_t_f64{nullptr};
+    const void *direct_t_storage = nullptr;
 
     ~tsr_sparse_matrix();
 };

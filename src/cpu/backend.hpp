@@ -24,4 +24,11 @@ template <typename T> core::HostDirectFn<T> tiny_direct(int64_t m, int64_t n, in
 // core::host_spmv_direct. nullptr otherwise.
 template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &view);
 
+// spmv_direct for the product with Aᵀ on this backend's copy of Aᵀ, where it has made one
+// (from `prepared`, its sparse_prepare's state for the matrix of `view`): *storage is set to
+// the copy's storage. core::host_spmv_direct_t.
+template <typename T>
+core::SpmvDirectFn<T> spmv_direct_t(const core::SparseView &view, void *prepared,
+                                    const void **storage);
+
 } // namespace tessera::cpu

@@ -201,7 +201,10 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
         static_cast<const sparse::Storage *>(a.A->owner)->typed);
 }
 
-template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &view) {
+namespace {
+
+// The direct product of `storage` in its plan, where product_n runs it on one thread.
+template <typename T> core::SpmvDirectFn<T> direct_for(const sparse::Storage &storage) {
     return std::visit(
         [&](const auto &t) -> core::SpmvDirectFn<T> {
             using V = typename std::decay_t<decltype(t)>::value_type;
@@ -210,7 +213,30 @@ template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &
             else if (t.plan.format != TSR_FORMAT_CSR || t.plan.tiled) return nullptr;
             else return csr_direct(t.csr, csr_variant(t.plan, t.rows));
         },
+        storage.typed);
+}
+
+} // namespace
+
+template <typename T> core::SpmvDirectFn<T> spmv_direct(const core::SparseView &view) {
+    return direct_for<T>(*static_cast<const sparse::Storage *>(view.owner));
+}
+
+template <typename T>
+core::SpmvDirectFn<T> spmv_direct_t(const core::SparseView &view, void *prepared,
+                                    const void **storage) {
+    auto *p = static_cast<SparsePrepared *>(prepared);
+    if (!p || !p->copy_made.load(std::memory_order_acquire)) return nullptr;
+    // As spmv: a DIA matrix this large runs its own transposed product, not the copy.
+    const bool own_dia = std::visit(
+        [](const auto &t) {
+            return t.plan.format == TSR_FORMAT_DIA && t.csr.nnz() >= kCopyFormatEntries;
+        },
         static_cast<const sparse::Storage *>(view.owner)->typed);
+    if (own_dia) return nullptr;
+    const core::SpmvDirectFn<T> f = direct_for<T>(p->copy);
+    if (f) *storage = &p->copy;
+    return f;
 }
 
 // Sparse × dense: the CSR kernels of spmm.cpp on A's canonical CSR, or on the CSR of Aᵀ.
@@ -267,6 +293,10 @@ template tsr_status spmv<float>(const core::ExecContext *, const core::SpmvArgs<
 template tsr_status spmv<double>(const core::ExecContext *, const core::SpmvArgs<double> *);
 template core::SpmvDirectFn<float> spmv_direct<float>(const core::SparseView &);
 template core::SpmvDirectFn<double> spmv_direct<double>(const core::SparseView &);
+template core::SpmvDirectFn<float> spmv_direct_t<float>(const core::SparseView &, void *,
+                                                        const void **);
+template core::SpmvDirectFn<double> spmv_direct_t<double>(const core::SparseView &, void *,
+                                                          const void **);
 template tsr_status spmm<float>(const core::ExecContext *, const core::SpmmArgs<float> *);
 template tsr_status spmm<double>(const core::ExecContext *, const core::SpmmArgs<double> *);
 

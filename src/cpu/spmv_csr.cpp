@@ -74,8 +74,8 @@ void csr_whole(const sparse::Csr<V, I> &a, const SpmvVectors<V> &v) {
 
 // csr_whole as core::SpmvDirectFn (csr_direct).
 template <RowPath P, typename V, typename I>
-void csr_whole_direct(const core::SparseView &A, V alpha, const V *x, V beta, V *y) {
-    const auto &storage = *static_cast<const sparse::Storage *>(A.owner);
+void csr_whole_direct(const void *owner, V alpha, const V *x, V beta, V *y) {
+    const auto &storage = *static_cast<const sparse::Storage *>(owner);
     csr_whole<P, V, I>(std::get_if<sparse::Typed<V, I>>(&storage.typed)->csr, {alpha, x, beta, y});
 }
 

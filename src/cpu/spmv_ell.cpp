@@ -64,8 +64,8 @@ void ell_whole(const sparse::Ell<V, I> &a, const SpmvVectors<V> &v) {
 
 // ell_whole as core::SpmvDirectFn (ell_direct).
 template <bool Wide, typename V, typename I>
-void ell_whole_direct(const core::SparseView &A, V alpha, const V *x, V beta, V *y) {
-    const auto &storage = *static_cast<const sparse::Storage *>(A.owner);
+void ell_whole_direct(const void *owner, V alpha, const V *x, V beta, V *y) {
+    const auto &storage = *static_cast<const sparse::Storage *>(owner);
     ell_whole<Wide, V, I>(std::get_if<sparse::Typed<V, I>>(&storage.typed)->ell,
                           {alpha, x, beta, y});
 }

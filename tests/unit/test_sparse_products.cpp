@@ -229,9 +229,12 @@ TEST(SparseTransposedCopy, EveryFormatTheRulesChooseForTheCopy) {
 
 // Products the CPU runs on one thread in CSR by rows (rows + entries below 8192) or ELL (slots
 // visited below 8192) go straight from the call to the kernel (src/cpu/spmv_csr.cpp,
-// csr_direct; spmv_ell.cpp, ell_direct); from 8192 on through the whole dispatch. Both sides of
-// that edge, on the default handle, on auto and on the CPU with three threads, before and after the
-// plan changes (the direct product is made again with the view: ELL, then CSR again).
+// csr_direct; spmv_ell.cpp, ell_direct); from 8192 on through the whole dispatch. Transposed
+// products likewise on the CPU's copy of Aᵀ once it is made (the second transposed product;
+// src/core/sparse_dispatch.cpp, publish_direct_t), and not after the plan changes, which drop the
+// copy. Both sides of that edge, on the default handle, on auto and on the CPU with three
+// threads, before and after the plan changes (the direct products are made again: ELL, then CSR
+// again), every op with every scale in turn.
 TEST(SparseSmallProducts, BothSidesOfTheDirectPath) {
     using tessera::bench::random_k_per_row;
     using tessera::test::from_csr;
@@ -265,10 +268,11 @@ TEST(SparseSmallProducts, BothSidesOfTheDirectPath) {
                                     (format == TSR_FORMAT_ELL && s == TSR_ERR_NOT_SUPPORTED))
                             << tsr_last_error();
                     }
-                    for (const ProductCase &c : tessera::test::standard_cases(TSR_OP_N)) {
-                        EXPECT_TRUE(check_product<float>(h, As, e, c, seed++));
-                        EXPECT_TRUE(check_product<double>(h, Ad, e, c, seed++));
-                    }
+                    for (tsr_op op : {TSR_OP_N, TSR_OP_T, TSR_OP_C})
+                        for (const ProductCase &c : tessera::test::standard_cases(op)) {
+                            EXPECT_TRUE(check_product<float>(h, As, e, c, seed++));
+                            EXPECT_TRUE(check_product<double>(h, Ad, e, c, seed++));
+                        }
                 }
                 tsr_sparse_destroy(As);
                 tsr_sparse_destroy(Ad);
