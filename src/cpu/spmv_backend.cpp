@@ -90,7 +90,19 @@ struct SparsePrepared {
     std::once_flag copy_once;
     std::atomic<bool> copy_failed{false}; // no memory for the copy: keep scattering
     sparse::Storage copy;                 // Aᵀ (its CSR, and the rules' format), made on demand
+    // spmv_direct_t found no direct product for the transposed products (the copy is made and
+    // its product is not one, or they do not run on the copy): not asked again.
+    std::atomic<bool> no_direct_t{false};
 };
+
+namespace {
+
+// Whether A's transposed products run DIA's own (shifted diagonals) every time, never the copy.
+template <typename V, typename I> bool own_dia_transpose(const sparse::Typed<V, I> &t) {
+    return t.plan.format == TSR_FORMAT_DIA && t.csr.nnz() >= kCopyFormatEntries;
+}
+
+} // namespace
 
 namespace {
 
@@ -187,7 +199,7 @@ template <typename T> tsr_status spmv(const core::ExecContext *ctx, const core::
                 const SpmvVectors<T> v{a.alpha, a.x, a.beta, a.y};
                 if (a.trans) {
                     const bool dia = t.plan.format == TSR_FORMAT_DIA;
-                    if (dia && t.csr.nnz() >= kCopyFormatEntries) dia_t(t.dia, threads, v);
+                    if (own_dia_transpose(t)) dia_t(t.dia, threads, v);
                     else if (const auto *c = transposed_copy(*prepared, t, threads))
                         product_n(*c, threads, v);
                     else if (dia) dia_t(t.dia, threads, v);
@@ -226,16 +238,13 @@ template <typename T>
 core::SpmvDirectFn<T> spmv_direct_t(const core::SparseView &view, void *prepared,
                                     const void **storage) {
     auto *p = static_cast<SparsePrepared *>(prepared);
-    if (!p || !p->copy_made.load(std::memory_order_acquire)) return nullptr;
-    // As spmv: a DIA matrix this large runs its own transposed product, not the copy.
-    const bool own_dia = std::visit(
-        [](const auto &t) {
-            return t.plan.format == TSR_FORMAT_DIA && t.csr.nnz() >= kCopyFormatEntries;
-        },
-        static_cast<const sparse::Storage *>(view.owner)->typed);
-    if (own_dia) return nullptr;
-    const core::SpmvDirectFn<T> f = direct_for<T>(p->copy);
+    if (!p || p->no_direct_t.load(std::memory_order_relaxed)) return nullptr;
+    const bool own_dia = std::visit([](const auto &t) { return own_dia_transpose(t); },
+                                    static_cast<const sparse::Storage *>(view.owner)->typed);
+    if (!own_dia && !p->copy_made.load(std::memory_order_acquire)) return nullptr; // not yet
+    const core::SpmvDirectFn<T> f = own_dia ? nullptr : direct_for<T>(p->copy);
     if (f) *storage = &p->copy;
+    else p->no_direct_t.store(true, std::memory_order_relaxed); // the answer stays: not asked again
     return f;
 }
 
